@@ -1,0 +1,40 @@
+"""axisops: exact, deterministic top-k and gather along an axis.
+
+>>> import numpy as np, axisops
+>>> axisops.topk(np.array([[0, 1, 10, 11], [3, 2, 9, 8]], np.float32), 2).indices
+array([[3, 2],
+       [2, 3]])
+
+Public API: :func:`topk`, :func:`top_k`, :func:`gather`, :func:`take_along_axis`,
+the error classes, :func:`backends` and :func:`register_backend`, and the
+thread count (:func:`get_num_threads`, :func:`set_num_threads`).  The DirectML
+and Ascend layers live in :mod:`axisops.directml` and :mod:`axisops.ascend`.
+"""
+
+from __future__ import annotations
+
+# The subpackage is imported before the function of the same name is bound
+# below, so that ``axisops.backends`` stays the function.
+from . import backends as _backends_package  # noqa: F401
+from ._version import __version__
+from .config import get_num_threads, set_num_threads
+from .errors import AxisOpsError, IndexOutOfRangeError, InvalidArgumentError, UnsupportedDTypeError
+from .ops import TopK, gather, take_along_axis, top_k, topk
+from .registry import backends, register_backend
+
+__all__ = [
+    "AxisOpsError",
+    "IndexOutOfRangeError",
+    "InvalidArgumentError",
+    "TopK",
+    "UnsupportedDTypeError",
+    "__version__",
+    "backends",
+    "gather",
+    "get_num_threads",
+    "register_backend",
+    "set_num_threads",
+    "take_along_axis",
+    "top_k",
+    "topk",
+]

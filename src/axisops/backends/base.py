@@ -1,0 +1,85 @@
+"""What a backend is: one implementation of both operations for one array family.
+
+A backend module in :mod:`axisops.backends` defines a subclass of
+:class:`Backend` and a module-level instance named ``BACKEND``; the registry
+finds it by scanning the package, so adding a backend adds a module and changes
+no existing one.  Backend modules import their heavy dependency (numba, torch,
+dask...) inside methods, never at module level, so discovery stays cheap.
+
+Backends receive validated specs only (see :mod:`axisops.validation`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from importlib.util import find_spec
+from typing import Any
+
+from ..validation import ArrayMeta, GatherSpec, TopKSpec
+
+__all__ = ["Backend"]
+
+
+class Backend(ABC):
+    """Base class of every backend.
+
+    Class attributes describe the backend to the registry:
+
+    - ``name``: what ``backend=`` selects it by;
+    - ``array_modules``: root module names of the array types it serves
+      (``type(x).__module__`` up to the first dot), e.g. ``("torch",)``;
+    - ``priority``: among the available backends that accept an array, the
+      highest priority is the default;
+    - ``requires``: modules that must be importable for it to be available;
+    - ``extra``: the pip extra that installs them, for error messages.
+    """
+
+    name: str = ""
+    array_modules: tuple[str, ...] = ()
+    priority: int = 0
+    requires: tuple[str, ...] = ()
+    extra: str = ""
+    description: str = ""
+
+    def available(self) -> bool:
+        """True when every required module can be imported (nothing is imported)."""
+        return self.missing() == ()
+
+    def missing(self) -> tuple[str, ...]:
+        """The required modules that are not installed (looked up once)."""
+        cached = self.__dict__.get("_missing")
+        if cached is None:
+            cached = tuple(m for m in self.requires if find_spec(m) is None)
+            self.__dict__["_missing"] = cached
+        return cached
+
+    def accepts(self, x: Any) -> bool:
+        """Finer than ``array_modules``: may this backend take ``x`` (e.g. its device)?"""
+        return True
+
+    def asarray(self, x: Any, func: str, name: str) -> Any:
+        """``x`` converted to the array type this backend works on."""
+        return x
+
+    def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
+        """A gather index converted to a type this backend can use beside ``x``."""
+        return self.asarray(index, func, name)
+
+    @abstractmethod
+    def meta(self, x: Any) -> ArrayMeta:
+        """Shape and NumPy dtype of an array returned by :meth:`asarray`."""
+
+    @abstractmethod
+    def broadcast_to(self, x: Any, shape: tuple[int, ...]) -> Any:
+        """A broadcast view of ``x`` (used by ``take_along_axis``)."""
+
+    @abstractmethod
+    def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        """``(values, indices)`` for a validated spec."""
+
+    @abstractmethod
+    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        """The gathered array for a validated spec (index values not yet checked)."""
+
+    def __repr__(self) -> str:
+        return f"<axisops backend {self.name!r}>"

@@ -1,0 +1,1 @@
+"""The ``axisops`` command line (see :mod:`axisops.cli.main`)."""

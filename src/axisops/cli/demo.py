@@ -1,0 +1,90 @@
+"""``axisops demo``: the six seed examples, run as files through the real jobs.
+
+It writes small sample ``.npy`` files, runs :func:`~axisops.cli.jobs.run_topk`
+and :func:`~axisops.cli.jobs.run_gather` on them (the code ``axisops topk`` and
+``axisops gather`` run), reads the outputs back and compares them with the
+results printed on the DirectML TOP_K1 and aclnnGather pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .jobs import run_gather, run_topk
+
+__all__ = ["SEED_GATHER", "SEED_TOPK", "register", "run_demo"]
+
+_X = [[[[0, 1, 10, 11], [3, 2, 9, 8], [4, 5, 6, 7]]]]
+_Y = [[[[1, 2, 2, 3], [3, 4, 5, 5], [6, 6, 6, 6]]]]
+_G = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+_GI = [[0, 2], [1, 0]]
+
+#: (title, input, k, axis, largest, expected values, expected indices)
+SEED_TOPK: list[tuple[str, Any, int, int, bool, Any, Any]] = [
+    ("DirectML TOP_K1 example 1 (axis 3)", _X, 2, 3, True,
+     [[[[11, 10], [9, 8], [7, 6]]]], [[[[3, 2], [2, 3], [3, 2]]]]),
+    ("DirectML TOP_K1 example 2 (axis 2)", _X, 2, 2, True,
+     [[[[4, 5, 10, 11], [3, 2, 9, 8]]]], [[[[2, 2, 0, 0], [1, 1, 1, 1]]]]),
+    ("DirectML TOP_K1 example 3 (ties, decreasing)", _Y, 3, 3, True,
+     [[[[3, 2, 2], [5, 5, 4], [6, 6, 6]]]], [[[[3, 1, 2], [2, 3, 1], [0, 1, 2]]]]),
+    ("DirectML TOP_K1 example 4 (ties, increasing)", _Y, 3, 3, False,
+     [[[[1, 2, 2], [3, 4, 5], [6, 6, 6]]]], [[[[0, 1, 2], [0, 1, 2], [0, 1, 2]]]]),
+]
+
+#: (title, input, dim, index, expected)
+SEED_GATHER: list[tuple[str, Any, int, Any, Any]] = [
+    ("aclnnGather example 1 (dim 0)", _G, 0, _GI, [[1, 8], [4, 2]]),
+    ("aclnnGather example 2 (dim 1)", _G, 1, _GI, [[1, 3], [5, 4]]),
+]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="run the seed examples on sample files and print them")
+    p.add_argument("--dir", default="axisops-demo",
+                   help="where to write the sample files (default: ./axisops-demo)")
+    p.set_defaults(run=lambda args: run_demo(Path(args.dir)))
+
+
+def _show(label: str, array: np.ndarray) -> str:
+    text = np.array2string(array, separator=", ")
+    return f"  {label}: {' '.join(text.split())}"
+
+
+def run_demo(folder: Path) -> int:
+    """Write the samples under ``folder``, run them, print; 0 when all match."""
+    folder.mkdir(parents=True, exist_ok=True)
+    np.save(folder / "x.npy", np.array(_X, np.float32))
+    np.save(folder / "y.npy", np.array(_Y, np.float32))
+    np.save(folder / "g.npy", np.array(_G, np.int64))
+    np.save(folder / "g_index.npy", np.array(_GI, np.int64))
+    failures = 0
+    for n, (title, data, k, axis, largest, want_v, want_i) in enumerate(SEED_TOPK, 1):
+        src = str(folder / ("x.npy" if data is _X else "y.npy"))
+        out = str(folder / f"topk{n}.npz")
+        record = run_topk(src, k, axis=axis, largest=largest, output=out)
+        with np.load(out) as z:
+            values, indices = z["values"], z["indices"]
+        ok = np.array_equal(values, want_v) and np.array_equal(indices, want_i)
+        failures += not ok
+        flag = "" if largest else " --smallest"
+        print(f"{title}: axisops topk {src} -k {k} --axis {axis}{flag}")
+        print(_show("values ", values))
+        print(_show("indices", indices))
+        print(f"  matches the seed page: {'yes' if ok else 'NO'} ({record['seconds']:.4f} s)")
+    for n, (title, _, dim, _index, want) in enumerate(SEED_GATHER, 1):
+        src, idx = str(folder / "g.npy"), str(folder / "g_index.npy")
+        out = str(folder / f"gather{n}.npy")
+        record = run_gather(src, idx, dim, output=out)
+        got = np.load(out)
+        ok = np.array_equal(got, want)
+        failures += not ok
+        print(f"{title}: axisops gather {src} {idx} --dim {dim}")
+        print(_show("out", got))
+        print(f"  matches the seed page: {'yes' if ok else 'NO'} ({record['seconds']:.4f} s)")
+    print(f"{len(SEED_TOPK) + len(SEED_GATHER) - failures} of "
+          f"{len(SEED_TOPK) + len(SEED_GATHER)} seed examples match; files in {folder}")
+    return 1 if failures else 0

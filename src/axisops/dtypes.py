@@ -1,0 +1,74 @@
+"""Which element types each operation supports, and how to name them.
+
+bfloat16 is recognised by name (it comes from ``ml_dtypes``), so that this
+module never imports ``ml_dtypes`` itself: importing it costs half a second and a
+caller holding a bfloat16 array has already paid that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "GATHER_DTYPES",
+    "INDEX_DTYPES",
+    "TOPK_DTYPES",
+    "bfloat16",
+    "is_bfloat16",
+    "is_gather_dtype",
+    "is_index_dtype",
+    "is_topk_dtype",
+    "native",
+]
+
+_INTEGER_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+_FLOAT_NAMES = ("float16", "float32", "float64")
+
+#: dtype names top-k supports (every one of them is also gathered).
+TOPK_DTYPES: tuple[str, ...] = ("bool", *_INTEGER_NAMES, *_FLOAT_NAMES, "bfloat16")
+#: dtype names gather supports: top-k's plus complex.
+GATHER_DTYPES: tuple[str, ...] = (*TOPK_DTYPES, "complex64", "complex128")
+#: dtype names allowed for gather indices and for ``topk(index_dtype=...)``.
+INDEX_DTYPES: tuple[str, ...] = _INTEGER_NAMES
+
+_NUMPY_NAMES = frozenset(n for n in GATHER_DTYPES if n != "bfloat16")
+
+
+def is_bfloat16(dtype: np.dtype) -> bool:
+    """True for ``ml_dtypes.bfloat16`` (checked without importing ml_dtypes)."""
+    return dtype.name == "bfloat16" and dtype.type.__module__.startswith("ml_dtypes")
+
+
+def _name(dtype: np.dtype) -> str | None:
+    if is_bfloat16(dtype):
+        return "bfloat16"
+    if dtype.fields is None and dtype.name in _NUMPY_NAMES and dtype.kind in "biufc":
+        return dtype.name
+    return None
+
+
+def is_topk_dtype(dtype: np.dtype) -> bool:
+    """True when top-k supports elements of ``dtype`` (any byte order)."""
+    return _name(dtype) in TOPK_DTYPES
+
+
+def is_gather_dtype(dtype: np.dtype) -> bool:
+    """True when gather supports elements of ``dtype`` (any byte order)."""
+    return _name(dtype) in GATHER_DTYPES
+
+
+def is_index_dtype(dtype: np.dtype) -> bool:
+    """True for the eight integer types (bool is not an index type)."""
+    return dtype.kind in "iu" and dtype.name in INDEX_DTYPES
+
+
+def native(dtype: np.dtype) -> np.dtype:
+    """The same type in the machine's byte order (results are always native)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
+def bfloat16() -> np.dtype:
+    """``ml_dtypes.bfloat16`` as a NumPy dtype (imports ml_dtypes on first use)."""
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)

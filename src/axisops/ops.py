@@ -1,0 +1,143 @@
+"""The public operations: validate, pick a backend, run it.
+
+Each function validates and normalises every argument (through
+:mod:`axisops.validation`) before any backend runs, so every backend sees the
+same clean request and every error comes from one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from . import registry
+from .errors import InvalidArgumentError
+from .validation import gather_spec, take_along_axis_shapes, topk_spec
+
+__all__ = ["TopK", "gather", "take_along_axis", "top_k", "topk"]
+
+
+class TopK(NamedTuple):
+    """The result of :func:`topk`: ``values`` and their ``indices`` along the axis."""
+
+    values: Any
+    indices: Any
+
+
+def _topk(
+    func: str,
+    x: Any,
+    k: Any,
+    axis: Any,
+    largest: Any,
+    sorted: Any,
+    index_dtype: Any,
+    backend: str | None,
+) -> TopK:
+    impl = registry.select(func, x, backend)
+    x = impl.asarray(x, func, "x")
+    spec = topk_spec(func, impl.meta(x), k, axis, largest, sorted, index_dtype)
+    values, indices = impl.topk(x, spec)
+    return TopK(values, indices)
+
+
+def topk(
+    x: Any,
+    k: int,
+    axis: int = -1,
+    *,
+    largest: bool = True,
+    sorted: bool = True,
+    index_dtype: Any = None,
+    backend: str | None = None,
+) -> TopK:
+    """The ``k`` greatest (or least) elements of every sequence along ``axis``.
+
+    Ties go to the lower index, in both directions; NaN is greater than +inf;
+    -0.0 equals +0.0; integers compare exactly.  ``largest=False`` gives the
+    first ``k`` entries of ``np.argsort(x, axis, kind="stable")``.
+
+    Args:
+        x: an array (any rank >= 1, any layout) or array-like.
+        k: how many elements to keep, ``0 <= k <= x.shape[axis]``.
+        axis: the axis to select along, in ``[-x.ndim, x.ndim)``.
+        largest: the greatest elements, greatest first (else the least, least first).
+        sorted: ``False`` allows the k elements in any order (same set).
+        index_dtype: integer dtype of ``indices`` (default int64).
+        backend: a name from :func:`axisops.backends` to override the default.
+
+    Returns:
+        ``TopK(values, indices)``, each shaped like ``x`` with ``k`` at ``axis``.
+
+    >>> import numpy as np, axisops
+    >>> axisops.topk(np.array([1, 3, 3, 2]), 2)
+    TopK(values=array([3, 3]), indices=array([1, 2]))
+    >>> axisops.topk([0.0, np.nan, np.inf], 2).indices
+    array([1, 2])
+    >>> axisops.topk([[5, 1], [2, 4]], 1, axis=0, largest=False).values
+    array([[2, 1]])
+    """
+    return _topk("topk", x, k, axis, largest, sorted, index_dtype, backend)
+
+
+def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
+    """Array-API spelling of :func:`topk`: ``mode`` is ``"largest"`` or ``"smallest"``.
+
+    >>> import axisops
+    >>> axisops.top_k([4, 1, 4, 0], 3, mode="smallest").indices
+    array([3, 1, 0])
+    """
+    if not isinstance(mode, str) or mode not in ("largest", "smallest"):
+        raise InvalidArgumentError(
+            f"top_k(): mode={mode!r} is not allowed (need 'largest' or 'smallest')"
+        )
+    return _topk("top_k", x, k, axis, mode == "largest", True, None, None)
+
+
+def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
+    """``out[i..., j, ...] = x[i..., index[i..., j, ...], ...]`` along ``dim``.
+
+    The semantics of ``torch.gather`` and Ascend's aclnnGather: ``index`` has
+    x's rank, ``index.shape[d] <= x.shape[d]`` for ``d != dim``, values in
+    ``[-n, n-1]`` (negatives count from the end), and the result has
+    ``index``'s shape and x's dtype.  Out-of-range values raise
+    :class:`axisops.IndexOutOfRangeError` and nothing is returned.
+
+    >>> import numpy as np, axisops
+    >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    >>> axisops.gather(x, 0, [[0, 2], [1, 0]])
+    array([[1, 8],
+           [4, 2]])
+    >>> axisops.gather(x, 1, [[-1], [0]])
+    array([[3],
+           [4]])
+    """
+    impl = registry.select("gather", x, backend)
+    x = impl.asarray(x, "gather", "x")
+    idx = impl.as_index(index, x, "gather", "index")
+    spec = gather_spec("gather", impl.meta(x), dim, impl.meta(idx))
+    return impl.gather(x, idx, spec)
+
+
+def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
+    """Array-API ``take_along_axis``: gather that broadcasts ``x`` and ``indices``.
+
+    ``x`` and ``indices`` have the same rank and broadcast against each other
+    in every dimension except ``axis``.
+
+    >>> import numpy as np, axisops
+    >>> x = np.array([[10, 30, 20]])
+    >>> axisops.take_along_axis(x, np.array([[1], [2]]), axis=1)
+    array([[30],
+           [20]])
+    """
+    func = "take_along_axis"
+    impl = registry.select(func, x, None)
+    x = impl.asarray(x, func, "x")
+    idx = impl.as_index(indices, x, func, "indices")
+    ax, x_shape, idx_shape = take_along_axis_shapes(func, impl.meta(x), impl.meta(idx), axis)
+    x = impl.broadcast_to(x, x_shape)
+    idx = impl.broadcast_to(idx, idx_shape)
+    spec = gather_spec(
+        func, impl.meta(x), ax, impl.meta(idx), index_name="indices", dim_name="axis"
+    )
+    return impl.gather(x, idx, spec)

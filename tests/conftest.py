@@ -1,0 +1,32 @@
+"""Shared pytest configuration: hypothesis profile and the backend fixture."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategies
+
+from axisops.registry import all_backends
+
+settings.register_profile(
+    "default",
+    max_examples=int(os.environ.get("AXISOPS_HYPOTHESIS_EXAMPLES", "120")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=os.environ.get("AXISOPS_HYPOTHESIS_RANDOM") is None,
+)
+settings.load_profile("default")
+
+#: Every installed backend that serves NumPy arrays (the oracle "numpy" among them).
+NUMPY_BACKENDS = [b.name for b in all_backends() if "numpy" in b.array_modules and b.available()]
+
+
+@pytest.fixture(params=NUMPY_BACKENDS, scope="session")
+def backend(request) -> str:
+    """Each NumPy-family backend in turn."""
+    return request.param

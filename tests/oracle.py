@@ -1,0 +1,84 @@
+"""An oracle independent of every backend: plain Python, one element at a time.
+
+Top-k sorts each sequence with Python's ``sorted`` on Python numbers (ints are
+exact at any size; ``reverse=True`` keeps equal elements in index order, which
+is the contract's tie rule in both directions).  NaN is keyed above every
+number.  Gather walks every index position.  Nothing here shares code with
+``axisops``.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import numpy as np
+
+
+def _python_values(seq: np.ndarray) -> list:
+    if seq.dtype.name in ("float16", "bfloat16"):
+        seq = seq.astype(np.float32)
+    return seq.tolist()
+
+
+def _key(v):
+    if isinstance(v, float) and math.isnan(v):
+        return (1, 0.0)
+    return (0, v)
+
+
+def ref_topk(x: np.ndarray, k: int, axis: int = -1, largest: bool = True):
+    """(values, indices) with int64 indices, computed one sequence at a time."""
+    x = np.asarray(x)
+    axis %= x.ndim
+    moved = np.moveaxis(x, axis, -1)
+    n = moved.shape[-1]
+    values = np.empty(moved.shape[:-1] + (k,), dtype=x.dtype)
+    indices = np.empty(moved.shape[:-1] + (k,), dtype=np.int64)
+    for pos in product(*map(range, moved.shape[:-1])):
+        seq = moved[pos]
+        py = _python_values(seq)
+        order = sorted(range(n), key=lambda i: _key(py[i]), reverse=largest)[:k]
+        indices[pos] = order
+        values[pos] = seq[order] if k else seq[:0]
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def first_bad_index(index: np.ndarray, n: int):
+    """(position, value) of the first index value outside [-n, n-1], or None."""
+    for pos in product(*map(range, index.shape)):
+        v = int(index[pos])
+        if not -n <= v <= n - 1:
+            return pos, v
+    return None
+
+
+def ref_gather(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    """torch.gather semantics, element by element (index values must be valid)."""
+    x, index = np.asarray(x), np.asarray(index)
+    dim %= x.ndim
+    n = x.shape[dim]
+    out = np.empty(index.shape, dtype=x.dtype)
+    for pos in product(*map(range, index.shape)):
+        v = int(index[pos])
+        src = list(pos)
+        src[dim] = v + n if v < 0 else v
+        out[pos] = x[tuple(src)]
+    return out
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """The raw bit patterns of ``a`` (so NaN payloads and -0.0 compare exactly)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind == "c":
+        return a.view(np.dtype(f"u{a.dtype.itemsize // 2}"))
+    if a.dtype == np.bool_:
+        return a.view(np.uint8)
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def assert_same_bits(got, want) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert np.array_equal(bits(got), bits(want)), (got, want)

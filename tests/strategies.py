@@ -1,0 +1,96 @@
+"""Hypothesis strategies and layouts: tie-heavy data with every special value.
+
+Values are drawn from a small pool per dtype, so ties are the rule, mixed with
+the values that break naive implementations: NaN (with payloads and sign), ±inf,
+±0.0, subnormals, INT_MIN/INT_MAX, UINT64_MAX, 2^53+1 and friends.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from hypothesis import strategies as st
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+INT_DTYPES = [np.dtype(n) for n in ("int8", "int16", "int32", "int64",
+                                    "uint8", "uint16", "uint32", "uint64")]
+FLOAT_DTYPES = [np.dtype("float16"), np.dtype("float32"), np.dtype("float64"), BF16]
+TOPK_DTYPES = [np.dtype(bool), *INT_DTYPES, *FLOAT_DTYPES]
+GATHER_DTYPES = [*TOPK_DTYPES, np.dtype("complex64"), np.dtype("complex128")]
+
+# Float specials as bit patterns, so payloads and signs are exact.
+_FLOAT_BITS = {
+    2: [0x7E00, 0xFE00, 0x7C01, 0x7C00, 0xFC00, 0x0000, 0x8000, 0x0001, 0x8001,
+        0x3C00, 0xBC00, 0x4000, 0x7BFF, 0xFBFF],
+    4: [0x7FC00000, 0xFFC00000, 0x7F800001, 0x7F800000, 0xFF800000, 0x0, 0x80000000,
+        0x1, 0x80000001, 0x3F800000, 0xBF800000, 0x40000000, 0x7F7FFFFF, 0xFF7FFFFF],
+    8: [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0x7FF0000000000000,
+        0xFFF0000000000000, 0x0, 0x8000000000000000, 0x1, 0x8000000000000001,
+        0x3FF0000000000000, 0xBFF0000000000000, 0x4000000000000000,
+        0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF],
+}
+_BF16_BITS = [0x7FC0, 0xFFC0, 0x7F81, 0x7F80, 0xFF80, 0x0000, 0x8000, 0x0001, 0x8001,
+              0x3F80, 0xBF80, 0x4000, 0x7F7F, 0xFF7F]
+
+
+def special_values(dtype: np.dtype) -> np.ndarray:
+    """The pool of values data of ``dtype`` is drawn from (an array of that dtype)."""
+    dtype = np.dtype(dtype)
+    if dtype == BF16:
+        return np.array(_BF16_BITS, np.uint16).view(BF16)
+    if dtype.kind == "f":
+        return np.array(_FLOAT_BITS[dtype.itemsize], f"u{dtype.itemsize}").view(dtype)
+    if dtype.kind == "c":
+        part = special_values(np.dtype(f"f{dtype.itemsize // 2}"))
+        out = np.empty((len(part), 3), dtype)
+        out.real = part[:, None]
+        out.imag = part[None, :3]
+        return out.ravel()
+    if dtype == np.bool_:
+        return np.array([False, True])
+    info = np.iinfo(dtype)
+    pool = {info.min, info.max, 0, 1, 2, info.max - 1, info.min + 1}
+    if dtype.kind == "i":
+        pool |= {-1, -2}
+    if dtype.itemsize == 8:
+        pool |= {2**53, 2**53 + 1, 2**63 - 1 if dtype.kind == "i" else 2**64 - 1}
+        pool |= {-(2**53) - 1} if dtype.kind == "i" else {2**63, 2**63 + 1}
+    return np.array(sorted(pool), dtype=dtype)
+
+
+@st.composite
+def arrays(draw, dtypes=TOPK_DTYPES, min_dims=1, max_dims=3, max_side=6, min_side=0):
+    """A tie-heavy array: shape, dtype and values from the pools above."""
+    dtype = draw(st.sampled_from(dtypes))
+    ndim = draw(st.integers(min_dims, max_dims))
+    shape = tuple(draw(st.lists(st.integers(min_side, max_side), min_size=ndim, max_size=ndim)))
+    pool = special_values(dtype)
+    size = int(np.prod(shape))
+    # Mostly a few distinct values (ties), sometimes the whole pool.
+    width = draw(st.integers(1, len(pool)))
+    picks = draw(st.lists(st.integers(0, width - 1), min_size=size, max_size=size))
+    return pool[np.array(picks, dtype=np.intp)].reshape(shape) if size else np.empty(shape, dtype)
+
+
+LAYOUTS = ("C", "F", "transposed", "negative", "step", "readonly")
+
+
+def with_layout(a: np.ndarray, layout: str) -> np.ndarray:
+    """The same values as ``a`` in another memory layout."""
+    if layout == "C":
+        return np.ascontiguousarray(a)
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "transposed":
+        return np.ascontiguousarray(a.T).T
+    if layout == "negative":
+        return np.flip(np.ascontiguousarray(np.flip(a)))
+    if layout == "step":
+        buf = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+        buf[..., ::2] = a
+        return buf[..., ::2]
+    if layout == "readonly":
+        b = a.copy()
+        b.setflags(write=False)
+        return b
+    raise ValueError(layout)

@@ -1,0 +1,131 @@
+"""Property-based tests: every NumPy-family backend against the pure-Python oracle."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import axisops
+
+from oracle import assert_same_bits, bits, first_bad_index, ref_gather, ref_topk
+from strategies import GATHER_DTYPES, INT_DTYPES, LAYOUTS, arrays, with_layout
+
+
+@st.composite
+def topk_cases(draw):
+    x = draw(arrays())
+    axis = draw(st.integers(-x.ndim, x.ndim - 1))
+    n = x.shape[axis]
+    k = draw(st.sampled_from(sorted({0, min(1, n), n, draw(st.integers(0, n))})))
+    return x, k, axis, draw(st.booleans()), draw(st.sampled_from(LAYOUTS))
+
+
+@given(case=topk_cases())
+def test_topk_matches_oracle(backend, case):
+    x, k, axis, largest, layout = case
+    arr = with_layout(x, layout)
+    before = bits(arr).copy()
+    got = axisops.topk(arr, k, axis, largest=largest, backend=backend)
+    want_v, want_i = ref_topk(x, k, axis, largest)
+    assert_same_bits(got.values, want_v)
+    assert got.indices.dtype == np.int64
+    np.testing.assert_array_equal(got.indices, want_i)
+    assert np.array_equal(bits(arr), before)
+
+
+@given(case=topk_cases())
+def test_unsorted_topk_selects_the_same_set(backend, case):
+    x, k, axis, largest, layout = case
+    got = axisops.topk(with_layout(x, layout), k, axis, largest=largest, sorted=False,
+                       backend=backend)
+    _, want_i = ref_topk(x, k, axis, largest)
+    np.testing.assert_array_equal(np.sort(got.indices, axis=axis), np.sort(want_i, axis=axis))
+    assert_same_bits(got.values, np.take_along_axis(x, got.indices, axis))
+
+
+@given(case=topk_cases(), index_dtype=st.sampled_from(INT_DTYPES))
+def test_index_dtype_is_exact_or_refused(backend, case, index_dtype):
+    x, k, axis, largest, _ = case
+    n = x.shape[axis]
+    if n and np.iinfo(index_dtype).max < n - 1:
+        with pytest.raises(axisops.InvalidArgumentError, match="cannot hold index"):
+            axisops.topk(x, k, axis, index_dtype=index_dtype, backend=backend)
+        return
+    got = axisops.topk(x, k, axis, largest=largest, index_dtype=index_dtype, backend=backend)
+    assert got.indices.dtype == index_dtype
+    np.testing.assert_array_equal(got.indices, ref_topk(x, k, axis, largest)[1])
+
+
+@st.composite
+def gather_cases(draw, broadcast=False):
+    x = draw(arrays(dtypes=GATHER_DTYPES, min_side=1))
+    dim = draw(st.integers(-x.ndim, x.ndim - 1))
+    n = x.shape[dim % x.ndim]
+    shape = [draw(st.integers(0, s)) for s in x.shape]
+    shape[dim % x.ndim] = draw(st.integers(0, 2 * n + 1))
+    dtype = draw(st.sampled_from(INT_DTYPES))
+    lo = max(-n, int(np.iinfo(dtype).min))
+    hi = min(n - 1, int(np.iinfo(dtype).max))
+    size = int(np.prod(shape))
+    values = draw(st.lists(st.integers(lo, hi), min_size=size, max_size=size))
+    index = np.array(values, dtype=dtype).reshape(shape)
+    return x, dim, index, draw(st.sampled_from(LAYOUTS))
+
+
+@given(case=gather_cases())
+def test_gather_matches_oracle(backend, case):
+    x, dim, index, layout = case
+    arr, idx = with_layout(x, layout), with_layout(index, layout)
+    before_x, before_i = bits(arr).copy(), idx.copy()
+    got = axisops.gather(arr, dim, idx, backend=backend)
+    assert_same_bits(got, ref_gather(x, dim, index))
+    assert np.array_equal(bits(arr), before_x) and np.array_equal(idx, before_i)
+
+
+@given(case=gather_cases(), bad=st.sampled_from(["n", "-n-1", "2**62", "-2**62", "max"]),
+       where=st.integers(0, 10**6))
+def test_gather_out_of_range_is_refused(backend, case, bad, where):
+    x, dim, index, _ = case
+    if index.size == 0:
+        return
+    n = x.shape[dim % x.ndim]
+    value = {"n": n, "-n-1": -n - 1, "2**62": 2**62, "-2**62": -(2**62),
+             "max": int(np.iinfo(index.dtype).max)}[bad]
+    info = np.iinfo(index.dtype)
+    if not info.min <= value <= info.max or -n <= value <= n - 1:
+        return
+    index = index.copy()
+    index.flat[where % index.size] = value
+    pos, val = first_bad_index(index, n)
+    with pytest.raises(axisops.IndexOutOfRangeError) as err:
+        axisops.gather(x, dim, index, backend=backend)
+    assert f"index[{', '.join(map(str, pos))}]={val} is out of range" in str(err.value)
+
+
+@st.composite
+def take_cases(draw):
+    x = draw(arrays(dtypes=GATHER_DTYPES, min_side=1, max_dims=3))
+    axis = draw(st.integers(-x.ndim, x.ndim - 1))
+    a = axis % x.ndim
+    n = x.shape[a]
+    shape = [draw(st.sampled_from([1, s])) for s in x.shape]
+    shape[a] = draw(st.integers(0, 4))
+    if draw(st.booleans()):  # broadcast x instead of the index in some dimension
+        d = draw(st.integers(0, x.ndim - 1))
+        if d != a and shape[d] == 1:
+            x = x.take([0], axis=d)
+            shape[d] = draw(st.integers(1, 3))
+    size = int(np.prod(shape))
+    index = np.array(draw(st.lists(st.integers(-n, n - 1), min_size=size, max_size=size)),
+                     dtype=np.int64).reshape(shape)
+    return x, index, axis
+
+
+@given(case=take_cases())
+def test_take_along_axis_matches_numpy(case):
+    x, index, axis = case
+    a = axis % x.ndim
+    full = [max(s, t) if d != a else s for d, (s, t) in enumerate(zip(x.shape, index.shape))]
+    ifull = [max(s, t) if d != a else t for d, (s, t) in enumerate(zip(x.shape, index.shape))]
+    want = np.take_along_axis(np.broadcast_to(x, full), np.broadcast_to(index, ifull), axis)
+    assert_same_bits(axisops.take_along_axis(x, index, axis=axis), want)
