@@ -35,7 +35,7 @@ def _topk(
 ) -> TopK:
     impl = registry.select(func, x, backend)
     x = impl.asarray(x, func, "x")
-    spec = topk_spec(func, impl.meta(x), k, axis, largest, sorted, index_dtype)
+    spec = topk_spec(func, impl.meta(x, func, "x"), k, axis, largest, sorted, index_dtype)
     values, indices = impl.topk(x, spec)
     return TopK(values, indices)
 
@@ -114,7 +114,8 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     impl = registry.select("gather", x, backend)
     x = impl.asarray(x, "gather", "x")
     idx = impl.as_index(index, x, "gather", "index")
-    spec = gather_spec("gather", impl.meta(x), dim, impl.meta(idx))
+    meta_x, meta_i = impl.meta(x, "gather", "x"), impl.meta(idx, "gather", "index")
+    spec = gather_spec("gather", meta_x, dim, meta_i)
     return impl.gather(x, idx, spec)
 
 
@@ -134,10 +135,17 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     impl = registry.select(func, x, None)
     x = impl.asarray(x, func, "x")
     idx = impl.as_index(indices, x, func, "indices")
-    ax, x_shape, idx_shape = take_along_axis_shapes(func, impl.meta(x), impl.meta(idx), axis)
+    ax, x_shape, idx_shape = take_along_axis_shapes(
+        func, impl.meta(x, func, "x"), impl.meta(idx, func, "indices"), axis
+    )
     x = impl.broadcast_to(x, x_shape)
     idx = impl.broadcast_to(idx, idx_shape)
     spec = gather_spec(
-        func, impl.meta(x), ax, impl.meta(idx), index_name="indices", dim_name="axis"
+        func,
+        impl.meta(x, func, "x"),
+        ax,
+        impl.meta(idx, func, "indices"),
+        index_name="indices",
+        dim_name="axis",
     )
     return impl.gather(x, idx, spec)

@@ -66,8 +66,12 @@ class Backend(ABC):
         return self.asarray(index, func, name)
 
     @abstractmethod
-    def meta(self, x: Any) -> ArrayMeta:
-        """Shape and NumPy dtype of an array returned by :meth:`asarray`."""
+    def meta(self, x: Any, func: str, name: str) -> ArrayMeta:
+        """Shape and NumPy dtype of an array returned by :meth:`asarray`.
+
+        A backend whose arrays may hold a type with no NumPy equivalent raises
+        :class:`~axisops.UnsupportedDTypeError` here, naming ``func`` and ``name``.
+        """
 
     @abstractmethod
     def broadcast_to(self, x: Any, shape: tuple[int, ...]) -> Any:

@@ -37,7 +37,7 @@ class NumpyFamily(Backend):
     def asarray(self, x: Any, func: str, name: str) -> np.ndarray:
         return as_ndarray(x, func, name)
 
-    def meta(self, x: np.ndarray) -> ArrayMeta:
+    def meta(self, x: np.ndarray, func: str, name: str) -> ArrayMeta:
         return ArrayMeta(x.shape, x.dtype)
 
     def broadcast_to(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
