@@ -1,0 +1,36 @@
+"""The ``"numba"`` backend: the fast CPU path, default for NumPy arrays.
+
+It reads every layout in place (see :mod:`axisops.kernels.layout`), maps
+elements to order keys of their own width, picks a strategy per request (see
+:mod:`axisops.kernels.numba_topk`) and splits the work over threads.  Results
+are bit-identical to the ``"numpy"`` oracle for every thread count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import GatherSpec, TopKSpec
+from .numpy_family import NumpyFamily
+
+__all__ = ["BACKEND", "NumbaBackend"]
+
+
+class NumbaBackend(NumpyFamily):
+    name = "numba"
+    priority = 10
+    requires = ("numba",)
+    description = "compiled CPU kernels (threshold filter, radix sort, one-pass gather)"
+
+    def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
+        from ..kernels.numba_driver import topk
+
+        return topk(x, spec)
+
+    def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
+        from ..kernels.numba_driver import gather
+
+        return gather(x, index, spec)
+
+
+BACKEND = NumbaBackend()

@@ -1,0 +1,84 @@
+"""Sequences of any NumPy layout as (flat view, offsets, stride) without copying.
+
+A kernel reads element ``p`` of sequence ``q`` as ``flat[offs[q] + p * stride]``,
+where ``flat`` is a 1-D unsigned-integer view spanning the array's memory from
+its lowest address.  C, Fortran, transposed, negative-stride, zero-stride
+(broadcast) and memory-mapped arrays all fit; only arrays whose strides are
+not whole elements or whose data is misaligned (rare, e.g. a field of a
+packed structured array) are copied first, as are non-native byte orders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..dtypes import native
+
+__all__ = ["Sequences", "raw_dtype", "sequences"]
+
+
+@dataclass(frozen=True)
+class Sequences:
+    """Where the sequences along one axis of an array live."""
+
+    flat: np.ndarray  # 1-D unsigned view of the array's memory
+    offs: np.ndarray  # int64 offset (in elements) of each sequence's first element
+    stride: int  # elements between neighbours within a sequence
+    n: int  # sequence length
+    outer: int  # product of the dimensions before the axis
+    inner: int  # product of the dimensions after the axis
+    inner_unit: bool  # the dimensions after the axis are one unit-stride run
+
+
+def _readable(x: np.ndarray) -> np.ndarray:
+    if not x.dtype.isnative:
+        x = x.astype(native(x.dtype))
+    item = x.itemsize
+    if not x.flags.aligned or any(s % item for s in x.strides):
+        x = np.ascontiguousarray(x)
+    return x
+
+
+def _inner_is_unit_run(shape: tuple[int, ...], estr: tuple[int, ...]) -> bool:
+    expect = 1
+    for size, st in zip(reversed(shape), reversed(estr)):
+        if size != 1 and st != expect:
+            return False
+        expect *= size
+    return True
+
+
+def raw_dtype(dtype: np.dtype) -> np.dtype:
+    """The type whose values carry ``dtype``'s bits unchanged (complex128 stays itself)."""
+    return np.dtype(np.complex128) if dtype.itemsize == 16 else np.dtype(f"u{dtype.itemsize}")
+
+
+def sequences(x: np.ndarray, axis: int, *, raw: bool = True) -> Sequences:
+    """The sequences of ``x`` (non-empty) along ``axis``.
+
+    ``raw=True`` views the elements as their bits (:func:`raw_dtype`);
+    ``raw=False`` keeps the dtype (used for gather indices).
+    """
+    x = _readable(x)
+    item = x.itemsize
+    u = x.view(raw_dtype(x.dtype)) if raw else x
+    estr = tuple(s // item for s in x.strides)
+    low = tuple(slice(-1, None) if s < 0 else slice(0, 1) for s in estr)
+    span = 1 + sum(abs(s) * (d - 1) for s, d in zip(estr, x.shape))
+    flat = as_strided(u[low], shape=(span,), strides=(item,), writeable=False)
+    minoff = sum(s * (d - 1) for s, d in zip(estr, x.shape) if s < 0)
+    offs = np.full((), -minoff, dtype=np.int64)
+    dims = [d for i, d in enumerate(x.shape) if i != axis]
+    steps = [s for i, s in enumerate(estr) if i != axis]
+    for i, (d, s) in enumerate(zip(dims, steps)):
+        shape = [1] * len(dims)
+        shape[i] = d
+        offs = offs + (np.arange(d, dtype=np.int64) * s).reshape(shape)
+    offs = np.ascontiguousarray(offs, dtype=np.int64).reshape(-1)
+    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+    inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
+    unit = _inner_is_unit_run(x.shape[axis + 1 :], estr[axis + 1 :])
+    return Sequences(flat, offs, estr[axis], x.shape[axis], outer, inner, unit)

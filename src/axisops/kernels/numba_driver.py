@@ -1,0 +1,161 @@
+"""From a validated spec to Numba kernel calls: strategy, outputs, threads.
+
+The strategy for top-k depends on (n, k, layout) only, never on the data, and
+every strategy returns the same bits; tests force each one through
+:func:`topk` ``strategy=``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import get_num_threads
+from ..validation import GatherSpec, TopKSpec, check_index_values
+from . import numba_gather as kg
+from . import numba_topk as kt
+from .layout import Sequences, raw_dtype, sequences
+from .numba_keys import key_plan
+from .threads import run_parallel, split_range
+
+__all__ = ["STRATEGIES", "choose_strategy", "gather", "topk"]
+
+STRATEGIES = ("insert", "scan", "radix", "columns")
+
+#: below this many elements a call runs on one thread (pool hand-off costs more).
+_PARALLEL_MIN = 1 << 15
+#: a sequence at least this long is split across threads when there are few of them.
+_SPLIT_MIN = 1 << 17
+
+
+def choose_strategy(seqs: Sequences, k: int) -> str:
+    """The fastest exact strategy for ``k`` of ``n`` in this layout."""
+    n = seqs.n
+    if seqs.stride != 1 and seqs.inner_unit and seqs.inner >= 16 and 8 * k < n:
+        return "columns"
+    if n <= 64 or (n <= 256 and k <= 16):
+        return "insert"
+    if 8 * k >= n:
+        return "radix"
+    return "scan"
+
+
+def _empty(spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
+    return (np.empty(spec.out_shape, spec.out_dtype),
+            np.empty(spec.out_shape, spec.index_dtype))
+
+
+def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
+         segment: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k of ``x`` for a validated ``spec`` (strategy and segment for tests)."""
+    if spec.k == 0 or int(np.prod(spec.out_shape)) == 0:
+        return _empty(spec)
+    seqs = sequences(x, spec.axis)
+    plan = key_plan(spec.out_dtype, spec.largest)
+    strategy = strategy or choose_strategy(seqs, spec.k)
+    if strategy == "columns" and not (seqs.inner_unit and seqs.inner > 1 and seqs.stride != 1):
+        strategy = "scan"  # neighbouring sequences are not unit-stride apart
+    values = np.empty(spec.out_shape, spec.out_dtype)
+    indices = np.empty(spec.out_shape, np.int64)
+    out_v = values.view(plan.utype).reshape(seqs.outer, spec.k, seqs.inner)
+    out_i = indices.reshape(seqs.outer, spec.k, seqs.inner)
+    segment = segment or kt.SEGMENT_BYTES // x.itemsize
+    _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i)
+    if spec.index_dtype != np.int64:
+        indices = indices.astype(spec.index_dtype)
+    return values, indices
+
+
+def _row_tasks(seqs: Sequences, spec: TopKSpec) -> list[tuple[int, int]]:
+    total = seqs.outer * seqs.inner
+    parts = get_num_threads() if total * seqs.n >= _PARALLEL_MIN else 1
+    return split_range(total, parts)
+
+
+def _run_rows(kernel, seqs, spec, plan, extra, out_v, out_i):
+    def one(q0, q1):
+        kernel(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, q0, q1, seqs.inner, *extra,
+               *plan.consts(), out_v, out_i)
+
+    run_parallel(one, _row_tasks(seqs, spec))
+
+
+def _insert(seqs, spec, plan, segment, out_v, out_i):
+    _run_rows(kt.topk_insert_rows, seqs, spec, plan, (), out_v, out_i)
+
+
+def _radix(seqs, spec, plan, segment, out_v, out_i):
+    _run_rows(kt.topk_radix_rows, seqs, spec, plan, (), out_v, out_i)
+
+
+def _scan(seqs, spec, plan, segment, out_v, out_i):
+    total = seqs.outer * seqs.inner
+    threads = get_num_threads()
+    if total < threads and seqs.n >= _SPLIT_MIN:
+        for q in range(total):
+            _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i)
+        return
+    _run_rows(kt.topk_scan_rows, seqs, spec, plan, (segment, spec.sorted), out_v, out_i)
+
+
+def _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i):
+    """One long sequence: each thread finds the k best of its part, then merge."""
+    k, base = spec.k, int(seqs.offs[q])
+    parts = split_range(seqs.n, threads)
+    cap = max(2 * k, 64)
+    ckeys = np.empty(len(parts) * cap, plan.utype)
+    cidx = np.empty(len(parts) * cap, np.int64)
+
+    def one(i, p0, p1):
+        sl = slice(i * cap, (i + 1) * cap)
+        return kt.topk_scan_part(seqs.flat, base, seqs.stride, p0, p1, k, segment,
+                                 *plan.consts(), ckeys[sl], cidx[sl])
+
+    counts = run_parallel(one, [(i, p0, p1) for i, (p0, p1) in enumerate(parts)])
+    keep = np.concatenate([np.arange(i * cap, i * cap + c) for i, c in enumerate(counts)])
+    mk, mi = ckeys[keep], cidx[keep]
+    kt.merge_parts(seqs.flat, base, seqs.stride, mk, mi, len(keep), k, spec.sorted, q,
+                   seqs.inner, out_v, out_i)
+
+
+def _columns(seqs, spec, plan, segment, out_v, out_i):
+    item = plan.utype.itemsize
+    panel = min(seqs.inner, max(kt.BLOCK, 512 // item))
+    rows = max(kt.BLOCK, segment // panel)
+    tasks = seqs.outer * -(-seqs.inner // panel)
+    parts = get_num_threads() if tasks * panel * seqs.n >= _PARALLEL_MIN else 1
+
+    def one(t0, t1):
+        kt.topk_columns(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, t0, t1, seqs.inner,
+                        panel, rows, spec.sorted, *plan.consts(), out_v, out_i)
+
+    run_parallel(one, split_range(tasks, parts))
+
+
+_RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns}
+
+
+def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
+    """Gather for a validated spec: one bounds pass over the index, then the copy."""
+    out = np.empty(spec.out_shape, spec.out_dtype)
+    if out.size == 0:
+        return out
+    dim, n, m = spec.dim, spec.n, spec.index_shape[spec.dim]
+    idx = sequences(index, dim, raw=False)
+    lo, hi = kg.index_bounds(idx.flat, idx.offs, idx.stride, m)
+    if int(lo) < -n or int(hi) > n - 1:
+        check_index_values(index, spec)  # raises, naming the first offender
+    extent = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(out.shape))
+    xs = sequences(x[extent], dim)
+    out3 = out.view(raw_dtype(out.dtype)).reshape(xs.outer, m, xs.inner)
+    args = (xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m)
+    if xs.inner == 1:
+        kernel, total = kg.gather_rows, xs.outer
+    else:
+        kernel, total = kg.gather_columns, xs.outer * m
+    parts = get_num_threads() if out.size >= _PARALLEL_MIN else 1
+
+    def one(a, b):
+        kernel(*args, a, b, xs.inner, out3)
+
+    run_parallel(one, split_range(total, parts))
+    return out

@@ -1,0 +1,370 @@
+"""Numba top-k kernels over order keys (see :mod:`.numba_keys`).
+
+Every sequence is read in place from ``flat``, a 1-D unsigned view of the
+input's memory: element ``p`` of sequence ``q`` is ``flat[offs[q] + p * stride]``.
+That covers every layout (C, Fortran, transposed, negative and zero strides)
+without a copy.  Results are written into 3-D outputs shaped
+``(outer, k, inner)``: sequence ``q`` is ``(q // inner, q % inner)``.
+
+Three ways to find the k best keys of a sequence, chosen by the caller:
+
+- **scan** (long sequences, small k): the sequence is read in segments.  Each
+  segment's keys go to a small tile, and the maximum of every block of
+  ``BLOCK`` keys is taken (vectorised).  A block whose maximum is below the
+  acceptance bound ``lo`` is skipped whole.  ``lo`` rises two ways: when the
+  candidate buffer (about 2k entries) fills, it is compacted to its k best and
+  ``lo`` becomes one above the worst kept key (later elements that tie it have
+  higher indices and lose); and when a segment has at least k blocks, the k-th
+  largest block maximum is a lower bound of the k-th best key (k blocks each
+  hold an element at least that large).  Sorted, constant or adversarial input
+  therefore stays linear.
+- **insert** (short sequences, small k): a sorted array of the k best, with
+  insertion from the back; ties never move an earlier index.
+- **radix** (large k, up to a full sort): an LSD radix sort of the keys, which
+  is stable, so equal keys keep index order.
+
+Candidates are (key, index) pairs; selection and sorting are by the strict
+order of :mod:`.numba_select`, so the answer never depends on how work was
+split.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .numba_keys import cast_like, fill_keys
+from .numba_select import select_best, sort_best
+
+__all__ = [
+    "BLOCK",
+    "SEGMENT_BYTES",
+    "merge_parts",
+    "topk_columns",
+    "topk_insert_rows",
+    "topk_radix_rows",
+    "topk_scan_part",
+    "topk_scan_rows",
+]
+
+BLOCK = 16
+#: keys per segment tile: 32 KiB, so a tile stays in L1 while it is scanned.
+SEGMENT_BYTES = 32768
+
+
+@njit(inline="always")
+def _block_layout(m):
+    """(blocks, rows): block j of a segment holds elements r * blocks + j."""
+    blocks = max(1, m // BLOCK)
+    return blocks, (m + blocks - 1) // blocks
+
+
+@njit(inline="always")
+def _block_maxima(tile, m, bmax):
+    """Maximum of every (interleaved) block: a vertical max over rows, in SIMD."""
+    blocks, rows = _block_layout(m)
+    head = bmax[:blocks]
+    head[:] = tile[:blocks]
+    for r in range(1, rows):
+        row = tile[r * blocks:min((r + 1) * blocks, m)]
+        part = head[:row.shape[0]]
+        for j in range(row.shape[0]):
+            part[j] = max(part[j], row[j])
+    return blocks, rows
+
+
+@njit(inline="always")
+def _kth_largest(vals, m, k):
+    """The k-th largest of ``vals[:m]`` (1 <= k <= m)."""
+    if k > 32:
+        return np.partition(vals[:m], m - k)[m - k]
+    top = np.empty(k, vals.dtype)
+    c = 0
+    for i in range(m):
+        v = vals[i]
+        if c == k:
+            if v <= top[k - 1]:
+                continue
+            j = k - 1
+        else:
+            j = c
+            c += 1
+        while j > 0 and v > top[j - 1]:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = v
+    return top[k - 1]
+
+
+@njit(inline="always")
+def _qualifying(bmax, blocks, lo, hits):
+    """Blocks whose maximum reaches ``lo``, into ``hits``; returns their count."""
+    h = 0
+    for j in range(blocks):
+        if bmax[j] >= lo:
+            hits[h] = j
+            h += 1
+    return h
+
+
+@njit(inline="always")
+def _worst_key(ckeys, k):
+    worst = ckeys[0]
+    for j in range(1, k):
+        v = ckeys[j]
+        worst = v if v < worst else worst
+    return worst
+
+
+@njit(nogil=True, cache=True)
+def scan_sequence(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanbound, ones,
+                  flip, tile, bmax, hits, ckeys, cidx):
+    """Candidates for the k best keys of elements ``p0 .. p1-1`` of one sequence.
+
+    Returns how many (key, index) pairs are in ``ckeys``/``cidx``: at least
+    ``min(k, p1 - p0)``, and among them the k best.  Qualifying blocks are read
+    row by row, so candidates arrive in increasing index order and a key equal
+    to the worst kept one can be refused.
+    """
+    cap = ckeys.shape[0]
+    lo = cast_like(0, sign)
+    c = 0
+    for s0 in range(p0, p1, seg):
+        m = min(seg, p1 - s0)
+        fill_keys(flat, base, stride, s0, m, tile, kind, sign, absmask, nanbound, ones, flip)
+        blocks, rows = _block_maxima(tile, m, bmax)
+        h = _qualifying(bmax, blocks, lo, hits)
+        if h > 2 * k and blocks >= k:
+            bound = _kth_largest(bmax, blocks, k)
+            if bound > lo:
+                lo = bound
+                h = _qualifying(bmax, blocks, lo, hits)
+        for r in range(rows):
+            first = r * blocks
+            for t in range(h):
+                i = first + hits[t]
+                if i >= m:
+                    break
+                key = tile[i]
+                if key < lo:
+                    continue
+                ckeys[c] = key
+                cidx[c] = s0 + i
+                c += 1
+                if c == cap:
+                    select_best(ckeys, cidx, c, k)
+                    c = k
+                    worst = _worst_key(ckeys, k)
+                    if worst == ones:
+                        return c
+                    nxt = cast_like(worst + cast_like(1, sign), sign)
+                    lo = nxt if nxt > lo else lo
+    return c
+
+
+@njit(inline="always")
+def _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx):
+    o = q // inner
+    col = q - o * inner
+    for j in range(k):
+        i = cidx[j]
+        out_vals[o, j, col] = flat[base + i * stride]
+        out_idx[o, j, col] = i
+
+
+@njit(nogil=True, cache=True)
+def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, sign, absmask,
+                   nanbound, ones, flip, out_vals, out_idx):
+    """The scan strategy for sequences ``q0 .. q1-1``, each of length ``n``."""
+    cap = max(2 * k, 64)
+    m = min(seg, n)
+    tile = np.empty(m, flat.dtype)
+    bmax = np.empty(m, flat.dtype)
+    hits = np.empty(m, np.int64)
+    ckeys = np.empty(cap, flat.dtype)
+    cidx = np.empty(cap, np.int64)
+    for q in range(q0, q1):
+        base = offs[q]
+        c = scan_sequence(flat, base, stride, 0, n, k, seg, kind, sign, absmask, nanbound, ones,
+                          flip, tile, bmax, hits, ckeys, cidx)
+        if c < k:
+            raise RuntimeError("axisops internal error: scan kept fewer than k candidates")
+        select_best(ckeys, cidx, c, k)
+        if do_sort:
+            sort_best(ckeys, cidx, k)
+        _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
+
+
+@njit(nogil=True, cache=True)
+def topk_insert_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmask, nanbound,
+                     ones, flip, out_vals, out_idx):
+    """The insert strategy: a best-first array of k, filled from the back."""
+    tile = np.empty(n, flat.dtype)
+    ckeys = np.empty(k, flat.dtype)
+    cidx = np.empty(k, np.int64)
+    for q in range(q0, q1):
+        base = offs[q]
+        fill_keys(flat, base, stride, 0, n, tile, kind, sign, absmask, nanbound, ones, flip)
+        c = 0
+        for i in range(n):
+            key = tile[i]
+            if c == k:
+                if key <= ckeys[k - 1]:
+                    continue
+                j = k - 1
+            else:
+                j = c
+                c += 1
+            while j > 0 and key > ckeys[j - 1]:
+                ckeys[j] = ckeys[j - 1]
+                cidx[j] = cidx[j - 1]
+                j -= 1
+            ckeys[j] = key
+            cidx[j] = i
+        _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
+
+
+@njit(inline="always")
+def _radix_pass(src_k, src_i, dst_k, dst_i, n, shift, counts):
+    total = 0
+    for b in range(256):
+        c = counts[b]
+        counts[b] = total
+        total += c
+    for j in range(n):
+        key = src_k[j]
+        b = (key >> shift) & 0xFF
+        pos = counts[b]
+        counts[b] = pos + 1
+        dst_k[pos] = key
+        dst_i[pos] = src_i[j]
+
+
+@njit(nogil=True, cache=True)
+def topk_radix_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmask, nanbound,
+                    ones, flip, out_vals, out_idx):
+    """The radix strategy: a stable LSD sort of each sequence, best first."""
+    width = flat.itemsize
+    keys_a = np.empty(n, flat.dtype)
+    keys_b = np.empty(n, flat.dtype)
+    idx_a = np.empty(n, np.int64)
+    idx_b = np.empty(n, np.int64)
+    hist = np.zeros((width, 256), np.int64)
+    # Ascending order of the complemented key is best first, ties by index.
+    inv = cast_like(flip ^ ones, sign)
+    for q in range(q0, q1):
+        base = offs[q]
+        fill_keys(flat, base, stride, 0, n, keys_a, kind, sign, absmask, nanbound, ones, inv)
+        hist[:, :] = 0
+        for j in range(n):
+            key = keys_a[j]
+            idx_a[j] = j
+            for d in range(width):
+                hist[d, (key >> (8 * d)) & 0xFF] += 1
+        src_k, src_i, dst_k, dst_i = keys_a, idx_a, keys_b, idx_b
+        for d in range(width):
+            if hist[d, (src_k[0] >> (8 * d)) & 0xFF] == n:
+                continue  # every key shares this digit
+            _radix_pass(src_k, src_i, dst_k, dst_i, n, 8 * d, hist[d])
+            src_k, src_i, dst_k, dst_i = dst_k, dst_i, src_k, src_i
+        _write_row(flat, base, stride, src_k, src_i, k, q, inner, out_vals, out_idx)
+
+
+@njit(nogil=True, cache=True)
+def topk_scan_part(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanbound, ones,
+                   flip, ckeys, cidx):
+    """The k best of one part of a long sequence, into ``ckeys``/``cidx``; returns the count."""
+    m = min(seg, p1 - p0)
+    tile = np.empty(m, flat.dtype)
+    bmax = np.empty(m, flat.dtype)
+    hits = np.empty(m, np.int64)
+    c = scan_sequence(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanbound, ones,
+                      flip, tile, bmax, hits, ckeys, cidx)
+    select_best(ckeys, cidx, c, k)
+    return min(c, k)
+
+
+@njit(nogil=True, cache=True)
+def merge_parts(flat, base, stride, ckeys, cidx, m, k, do_sort, q, inner, out_vals, out_idx):
+    """Merge the parts' candidates (``m`` pairs) into row ``q`` of the outputs."""
+    if m < k:
+        raise RuntimeError("axisops internal error: parts kept fewer than k candidates")
+    select_best(ckeys, cidx, m, k)
+    if do_sort:
+        sort_best(ckeys, cidx, k)
+    _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
+
+
+@njit(inline="always")
+def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
+    """Add one candidate to column ``c``; compact its buffer when full."""
+    j = cnt[c]
+    ckeys[c, j] = key
+    cidx[c, j] = i
+    j += 1
+    if j == ckeys.shape[1]:
+        row_k, row_i = ckeys[c], cidx[c]
+        select_best(row_k, row_i, j, k)
+        j = k
+        worst = _worst_key(row_k, k)
+        if worst == ones:
+            closed[c] = True  # k keys at the maximum: nothing later can enter
+        else:
+            nxt = cast_like(worst + cast_like(1, sign), sign)
+            lo[c] = nxt if nxt > lo[c] else lo[c]
+    cnt[c] = j
+
+
+@njit(nogil=True, cache=True)
+def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, kind, sign,
+                 absmask, nanbound, ones, flip, out_vals, out_idx):
+    """Many sequences at once: ``panel`` neighbouring sequences (unit stride apart)
+    are walked row by row along the axis, each keeping its own candidates."""
+    cap = max(2 * k, 32)
+    tile = np.empty((rows, panel), flat.dtype)
+    bmax = np.empty(((rows + BLOCK - 1) // BLOCK, panel), flat.dtype)
+    ckeys = np.empty((panel, cap), flat.dtype)
+    cidx = np.empty((panel, cap), np.int64)
+    cnt = np.zeros(panel, np.int64)
+    lo = np.empty(panel, flat.dtype)
+    closed = np.zeros(panel, np.bool_)
+    zero = cast_like(0, sign)
+    per_outer = (inner + panel - 1) // panel
+    for t in range(t0, t1):
+        o = t // per_outer
+        c0 = (t - o * per_outer) * panel
+        width = min(panel, inner - c0)
+        base = offs[o * inner + c0]
+        cnt[:] = 0
+        lo[:] = zero
+        closed[:] = False
+        for r0 in range(0, n, rows):
+            h = min(rows, n - r0)
+            for r in range(h):
+                fill_keys(flat, base + (r0 + r) * stride, 1, 0, width, tile[r], kind, sign,
+                          absmask, nanbound, ones, flip)
+            nb = (h + BLOCK - 1) // BLOCK
+            for b in range(nb):
+                head = bmax[b, :width]
+                head[:] = tile[b * BLOCK, :width]
+                for r in range(b * BLOCK + 1, min(b * BLOCK + BLOCK, h)):
+                    row = tile[r, :width]
+                    for c in range(width):
+                        head[c] = max(head[c], row[c])
+            for c in range(width):
+                for b in range(nb):
+                    if closed[c] or bmax[b, c] < lo[c]:
+                        continue
+                    for r in range(b * BLOCK, min(b * BLOCK + BLOCK, h)):
+                        key = tile[r, c]
+                        if key >= lo[c] and not closed[c]:
+                            _push(ckeys, cidx, cnt, lo, closed, c, key, r0 + r, k, ones, sign)
+        for c in range(width):
+            row_k, row_i = ckeys[c], cidx[c]
+            if cnt[c] < k:
+                raise RuntimeError("axisops internal error: a column kept fewer than k")
+            select_best(row_k, row_i, cnt[c], k)
+            if do_sort:
+                sort_best(row_k, row_i, k)
+            q = o * inner + c0 + c
+            _write_row(flat, offs[q], stride, row_k, row_i, k, q, inner, out_vals, out_idx)

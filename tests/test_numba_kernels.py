@@ -1,0 +1,183 @@
+"""The Numba kernels: every strategy, segment size and thread split gives the oracle's bits."""
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import axisops
+from axisops.kernels import numba_driver as drv
+from axisops.validation import ArrayMeta, gather_spec, topk_spec
+
+from oracle import assert_same_bits
+from strategies import LAYOUTS, TOPK_DTYPES, special_values, with_layout
+
+
+def _spec(x, k, axis, largest, sorted=True):
+    return topk_spec("topk", ArrayMeta(x.shape, x.dtype), k, axis, largest, sorted, None)
+
+
+def _reference(x, k, axis, largest):
+    return axisops.topk(x, k, axis, largest=largest, backend="numpy")
+
+
+@st.composite
+def long_cases(draw):
+    """Arrays long enough along the axis for blocks, bounds and several segments."""
+    dtype = draw(st.sampled_from(TOPK_DTYPES))
+    pool = special_values(dtype)
+    shape = draw(st.lists(st.integers(1, 3), min_size=0, max_size=2))
+    n = draw(st.integers(1, 400))
+    axis = draw(st.integers(0, len(shape)))
+    shape.insert(axis, n)
+    picks = np.array(draw(st.lists(st.integers(0, len(pool) - 1), min_size=1, max_size=8)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    data = pool[picks[rng.integers(0, len(picks), size=int(np.prod(shape)))]].reshape(shape)
+    order = draw(st.sampled_from(["random", "ascending", "descending"]))
+    if order != "random":
+        keys = axisops.topk(data, n, axis, largest=False, backend="numpy").indices
+        data = np.take_along_axis(data, keys, axis)
+        data = np.flip(data, axis=axis) if order == "descending" else data
+    k = draw(st.sampled_from(sorted({1, min(2, n), min(7, n), n, draw(st.integers(1, n))})))
+    return data, k, axis, draw(st.booleans()), draw(st.sampled_from(LAYOUTS))
+
+
+@given(case=long_cases(), strategy=st.sampled_from(drv.STRATEGIES),
+       segment=st.sampled_from([16, 48, 64, 100, None]), sorted_=st.booleans())
+def test_every_strategy_matches_the_oracle(case, strategy, segment, sorted_):
+    x, k, axis, largest, layout = case
+    arr = with_layout(x, layout)
+    values, indices = drv.topk(arr, _spec(arr, k, axis, largest, sorted_), strategy=strategy,
+                               segment=segment)
+    want = _reference(x, k, axis, largest)
+    if sorted_:
+        assert_same_bits(values, want.values)
+        np.testing.assert_array_equal(indices, want.indices)
+    else:
+        np.testing.assert_array_equal(np.sort(indices, axis), np.sort(want.indices, axis))
+        assert_same_bits(values, np.take_along_axis(x, indices, axis))
+
+
+PATTERNS = {
+    "ascending": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)]),
+    "descending": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[::-1].copy(),
+    "constant": lambda n, pool: np.full(n, pool[len(pool) // 2]),
+    "alternating": lambda n, pool: pool[np.arange(n) % 2],
+    "one-hot-end": lambda n, pool: np.concatenate([np.full(n - 1, pool[0]), pool[-1:]]),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("int64"), np.dtype("uint8"),
+                                   np.dtype("float16")], ids=str)
+@pytest.mark.parametrize("pattern", sorted(PATTERNS))
+@pytest.mark.parametrize("strategy", drv.STRATEGIES)
+def test_adversarial_orders(dtype, pattern, strategy):
+    pool = special_values(dtype)
+    if dtype.kind == "f":
+        pool = pool[~np.isnan(pool)]
+    row = PATTERNS[pattern](3000, pool).astype(dtype)
+    x = np.stack([row, row[::-1]], axis=1)  # (3000, 2): axis 0 is not contiguous
+    for axis in (0, 1):
+        for k in sorted({1, 5, 64, x.shape[axis]} & set(range(1, x.shape[axis] + 1))):
+            for largest in (True, False):
+                values, indices = drv.topk(x, _spec(x, k, axis, largest), strategy=strategy,
+                                           segment=256)
+                want = _reference(x, k, axis, largest)
+                assert_same_bits(values, want.values)
+                np.testing.assert_array_equal(indices, want.indices)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+def test_thread_count_never_changes_the_bits(threads):
+    rng = np.random.default_rng(8)
+    pool = special_values(np.float32)
+    cases = [pool[rng.integers(0, len(pool), size=(1, 50_000))],     # one long row: split
+             pool[rng.integers(0, 4, size=(37, 2000))],              # rows over threads
+             pool[rng.integers(0, 4, size=(3000, 40))]]              # columns over threads
+    old = axisops.get_num_threads()
+    try:
+        axisops.set_num_threads(threads)
+        with mock.patch.object(drv, "_PARALLEL_MIN", 0), mock.patch.object(drv, "_SPLIT_MIN", 64):
+            for x in cases:
+                for axis in (0, 1):
+                    for k in (1, 9, 300):
+                        if k > x.shape[axis]:
+                            continue
+                        got = axisops.topk(x, k, axis, backend="numba")
+                        want = _reference(x, k, axis, True)
+                        assert_same_bits(got.values, want.values)
+                        np.testing.assert_array_equal(got.indices, want.indices)
+                idx = rng.integers(-x.shape[0], x.shape[0], size=(x.shape[0] * 2, x.shape[1]))
+                assert_same_bits(axisops.gather(x, 0, idx, backend="numba"),
+                                 axisops.gather(x, 0, idx, backend="numpy"))
+    finally:
+        axisops.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", TOPK_DTYPES, ids=str)
+def test_every_key_width_and_kind_at_scale(dtype):
+    rng = np.random.default_rng(3)
+    pool = special_values(dtype)
+    x = pool[rng.integers(0, len(pool), size=(4, 20_000))]
+    for k in (3, 700, 20_000):
+        for largest in (True, False):
+            got = axisops.topk(x, k, largest=largest, backend="numba")
+            want = _reference(x, k, -1, largest)
+            assert_same_bits(got.values, want.values)
+            np.testing.assert_array_equal(got.indices, want.indices)
+
+
+def test_non_native_unaligned_and_odd_strides():
+    rng = np.random.default_rng(6)
+    base = rng.integers(-9, 9, size=(40, 30)).astype(np.int32)
+    big_endian = base.astype(">i4")
+    raw = np.zeros(base.nbytes + 1, np.uint8)
+    unaligned = np.frombuffer(raw.data, dtype=np.int32, count=base.size, offset=1).reshape(40, 30)
+    unaligned = unaligned.copy() if unaligned.flags.aligned else unaligned
+    np.copyto(unaligned, base) if unaligned.flags.writeable else None
+    packed = np.zeros((40, 30), dtype=[("a", "i4"), ("b", "i1")])
+    packed["a"] = base
+    for arr in (big_endian, unaligned, packed["a"], np.broadcast_to(base[:1], (40, 30))):
+        want_base = np.asarray(arr).astype(np.int32)
+        for axis in (0, 1):
+            got = axisops.topk(arr, 6, axis, backend="numba")
+            want = _reference(want_base, 6, axis, True)
+            assert got.values.dtype == np.int32
+            np.testing.assert_array_equal(got.values, want.values)
+            np.testing.assert_array_equal(got.indices, want.indices)
+
+
+@pytest.mark.parametrize("bad", ["n", "-n-1", "2**62", "-2**62"])
+@pytest.mark.parametrize("layout", ["C", "transposed", "negative"])
+def test_gather_edges_never_touch_memory_outside_x(bad, layout):
+    x = np.arange(12.0).reshape(3, 4)
+    n = 4
+    ok = np.array([[-n, n - 1, 0], [-1, 2, -n]], np.int64)
+    np.testing.assert_array_equal(axisops.gather(x, 1, ok, backend="numba"),
+                                  axisops.gather(x, 1, ok, backend="numpy"))
+    value = {"n": n, "-n-1": -n - 1, "2**62": 2**62, "-2**62": -(2**62)}[bad]
+    idx = ok.copy()
+    idx[1, 2] = value
+    idx = with_layout(idx, layout)
+    pos = tuple(int(p) for p in np.argwhere(idx == value)[0])
+    with pytest.raises(axisops.IndexOutOfRangeError,
+                       match=rf"index\[{pos[0]}, {pos[1]}\]={value} is out of range"):
+        axisops.gather(x, 1, idx, backend="numba")
+
+
+def test_gather_zero_size_batch_dimensions():
+    x = np.zeros((0, 5), np.float32)
+    out = axisops.gather(x, 1, np.zeros((0, 3), np.int64), backend="numba")
+    assert out.shape == (0, 3)
+    with pytest.raises(axisops.InvalidArgumentError, match="non-empty but dim 1"):
+        axisops.gather(np.zeros((2, 0)), 1, np.zeros((2, 1), np.int32), backend="numba")
+
+
+def test_gather_spec_path_keeps_the_index_type():
+    x = np.arange(20).reshape(4, 5)
+    for dtype in ("int8", "int16", "int32", "uint32", "uint64"):
+        idx = np.array([[4, 0], [1, 2]], dtype)
+        spec = gather_spec("gather", ArrayMeta(x.shape, x.dtype), 1, ArrayMeta(idx.shape, idx.dtype))
+        np.testing.assert_array_equal(drv.gather(x, idx, spec), [[4, 0], [6, 7]])
