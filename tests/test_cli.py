@@ -212,3 +212,13 @@ def test_memmapped_input_is_untouched(data):
     before = (folder / "x.npy").read_bytes()
     ok(run("topk", str(folder / "x.npy"), "-k", "4"))
     assert (folder / "x.npy").read_bytes() == before
+
+
+def test_warmup_compiles_or_loads_every_kernel():
+    proc = run("warmup")
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rec["numba"] is True and rec["signatures"] > 0
+    assert rec["loaded_from_cache"] + rec["compiled"] >= rec["signatures"]
+    info = json.loads(run("info", "--json").stdout)
+    assert info["kernels"]["cache_files"] > 0

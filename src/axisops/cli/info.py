@@ -34,6 +34,7 @@ def collect() -> dict[str, Any]:
             "description": b.description,
         })
     return {
+        "kernels": _kernels(),
         "version": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -44,6 +45,18 @@ def collect() -> dict[str, Any]:
     }
 
 
+def _kernels() -> dict[str, Any]:
+    from ..registry import get_backend
+
+    if not get_backend("numba").available():
+        return {"numba": None}
+    from importlib.metadata import version
+
+    from ..kernels.numba_warmup import cache_status
+
+    return {"numba": version("numba"), **cache_status()}
+
+
 def _run(args: argparse.Namespace) -> int:
     data = collect()
     if args.json:
@@ -52,6 +65,10 @@ def _run(args: argparse.Namespace) -> int:
     print(f"axisops {data['version']} (Python {data['python']}, NumPy {data['numpy']})")
     print(f"threads: {data['threads']} (CPUs available: {data['cpus']})")
     print(f"default backend for NumPy arrays: {data['default_backend_numpy']}")
+    kernels = data["kernels"]
+    if kernels["numba"]:
+        print(f"numba {kernels['numba']}: {kernels['cache_files']} compiled-kernel "
+              f"files cached in {kernels['cache_dir']} (axisops warmup compiles all)")
     print("backends:")
     for row in data["backends"]:
         state = "available" if row["available"] else f"missing {', '.join(row['missing'])}"

@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 BLOCK = 16
+#: up to this k, short sequences use the branch-free insertion network.
+BRANCHLESS_K = 16
 #: keys per segment tile: 32 KiB, so a tile stays in L1 while it is scanned.
 SEGMENT_BYTES = 32768
 
@@ -195,79 +197,191 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
         _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
 
 
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(inline="always")
+def _insert_packed(tile, n, top, k):
+    """Best-first ``top`` of packed ``key << 32 | (2**32 - 1 - index)`` words.
+
+    One comparison of two words orders by key, then by lower index.
+    """
+    c = 0
+    for i in range(n):
+        p = (np.uint64(tile[i]) << np.uint64(32)) | (_LOW32 - np.uint64(i))
+        if c == k:
+            if p <= top[k - 1]:
+                continue
+            j = k - 1
+        else:
+            j = c
+            c += 1
+        while j > 0 and p > top[j - 1]:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = p
+
+
+@njit(inline="always")
+def _insert_branchless(tile, n, top, k):
+    """Like :func:`_insert_packed`, but an accepted word is merged into the sorted
+    ``top`` by a min/max network instead of a search loop (no mispredicted exit)."""
+    top[:] = 0  # every packed word is >= 1, so 0 means "empty"
+    for i in range(n):
+        p = (np.uint64(tile[i]) << np.uint64(32)) | (_LOW32 - np.uint64(i))
+        if p <= top[k - 1]:
+            continue
+        for j in range(k - 1, 0, -1):
+            top[j] = max(top[j], min(top[j - 1], p))
+        top[0] = max(top[0], p)
+
+
+@njit(inline="always")
+def _insert_pairs(tile, n, ckeys, cidx, k):
+    c = 0
+    for i in range(n):
+        key = tile[i]
+        if c == k:
+            if key <= ckeys[k - 1]:
+                continue
+            j = k - 1
+        else:
+            j = c
+            c += 1
+        while j > 0 and key > ckeys[j - 1]:
+            ckeys[j] = ckeys[j - 1]
+            cidx[j] = cidx[j - 1]
+            j -= 1
+        ckeys[j] = key
+        cidx[j] = i
+
+
 @njit(nogil=True, cache=True)
 def topk_insert_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmask, nanbound,
                      ones, flip, out_vals, out_idx):
     """The insert strategy: a best-first array of k, filled from the back."""
     tile = np.empty(n, flat.dtype)
+    top = np.empty(k, np.uint64)
     ckeys = np.empty(k, flat.dtype)
     cidx = np.empty(k, np.int64)
+    packed = flat.itemsize <= 4 and n <= 0xFFFFFFFF
     for q in range(q0, q1):
         base = offs[q]
         fill_keys(flat, base, stride, 0, n, tile, kind, sign, absmask, nanbound, ones, flip)
-        c = 0
-        for i in range(n):
-            key = tile[i]
-            if c == k:
-                if key <= ckeys[k - 1]:
-                    continue
-                j = k - 1
-            else:
-                j = c
-                c += 1
-            while j > 0 and key > ckeys[j - 1]:
-                ckeys[j] = ckeys[j - 1]
-                cidx[j] = cidx[j - 1]
-                j -= 1
-            ckeys[j] = key
-            cidx[j] = i
+        if packed and k <= BRANCHLESS_K:
+            _insert_branchless(tile, n, top, k)
+            for j in range(k):
+                cidx[j] = np.int64(_LOW32 - (top[j] & _LOW32))
+        elif packed:
+            _insert_packed(tile, n, top, k)
+            for j in range(k):
+                cidx[j] = np.int64(_LOW32 - (top[j] & _LOW32))
+        else:
+            _insert_pairs(tile, n, ckeys, cidx, k)
         _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
 
 
 @njit(inline="always")
-def _radix_pass(src_k, src_i, dst_k, dst_i, n, shift, counts):
+def _prefix(counts):
     total = 0
     for b in range(256):
         c = counts[b]
         counts[b] = total
         total += c
+
+
+@njit(inline="always")
+def _packed_pass(src, dst, n, shift, counts):
+    _prefix(counts)
+    sh = np.uint64(shift)
     for j in range(n):
-        key = src_k[j]
-        b = (key >> shift) & 0xFF
+        w = src[j]
+        b = (w >> sh) & np.uint64(0xFF)
         pos = counts[b]
         counts[b] = pos + 1
-        dst_k[pos] = key
-        dst_i[pos] = src_i[j]
+        dst[pos] = w
+
+
+@njit(inline="always")
+def _radix_packed(tile, n, a, b, hist):
+    """Sort ``key << 32 | index`` words by key (LSD, stable); returns the sorted array."""
+    width = tile.itemsize
+    hist[:, :] = 0
+    for j in range(n):
+        key = tile[j]
+        a[j] = (np.uint64(key) << np.uint64(32)) | np.uint64(j)
+        for d in range(width):
+            hist[d, (key >> (8 * d)) & 0xFF] += 1
+    src, dst = a, b
+    first = src[0] >> np.uint64(32)
+    for d in range(width):
+        if hist[d, (first >> np.uint64(8 * d)) & np.uint64(0xFF)] == n:
+            continue  # every key shares this digit
+        _packed_pass(src, dst, n, 32 + 8 * d, hist[d])
+        src, dst = dst, src
+    return src
+
+
+@njit(inline="always")
+def _radix_pairs(keys_a, n, keys_b, idx_a, idx_b, hist):
+    """Sort (key, index) pairs by key (LSD, stable); returns the sorted arrays."""
+    width = keys_a.itemsize
+    hist[:, :] = 0
+    for j in range(n):
+        key = keys_a[j]
+        idx_a[j] = j
+        for d in range(width):
+            hist[d, (key >> (8 * d)) & 0xFF] += 1
+    src_k, src_i, dst_k, dst_i = keys_a, idx_a, keys_b, idx_b
+    for d in range(width):
+        if hist[d, (src_k[0] >> (8 * d)) & 0xFF] == n:
+            continue
+        counts = hist[d]
+        _prefix(counts)
+        for j in range(n):
+            key = src_k[j]
+            bkt = (key >> (8 * d)) & 0xFF
+            pos = counts[bkt]
+            counts[bkt] = pos + 1
+            dst_k[pos] = key
+            dst_i[pos] = src_i[j]
+        src_k, src_i, dst_k, dst_i = dst_k, dst_i, src_k, src_i
+    return src_k, src_i
 
 
 @njit(nogil=True, cache=True)
 def topk_radix_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmask, nanbound,
                     ones, flip, out_vals, out_idx):
-    """The radix strategy: a stable LSD sort of each sequence, best first."""
+    """The radix strategy: a stable LSD sort of each sequence, best first.
+
+    Keys of up to 32 bits travel with their index in one 64-bit word.
+    """
     width = flat.itemsize
-    keys_a = np.empty(n, flat.dtype)
-    keys_b = np.empty(n, flat.dtype)
-    idx_a = np.empty(n, np.int64)
-    idx_b = np.empty(n, np.int64)
+    packed = width <= 4 and n <= 0xFFFFFFFF
+    tile = np.empty(n, flat.dtype)
+    keys_b = np.empty(n if not packed else 1, flat.dtype)
+    idx_a = np.empty(n if not packed else 1, np.int64)
+    idx_b = np.empty(n if not packed else 1, np.int64)
+    words_a = np.empty(n if packed else 1, np.uint64)
+    words_b = np.empty(n if packed else 1, np.uint64)
     hist = np.zeros((width, 256), np.int64)
     # Ascending order of the complemented key is best first, ties by index.
     inv = cast_like(flip ^ ones, sign)
     for q in range(q0, q1):
         base = offs[q]
-        fill_keys(flat, base, stride, 0, n, keys_a, kind, sign, absmask, nanbound, ones, inv)
-        hist[:, :] = 0
-        for j in range(n):
-            key = keys_a[j]
-            idx_a[j] = j
-            for d in range(width):
-                hist[d, (key >> (8 * d)) & 0xFF] += 1
-        src_k, src_i, dst_k, dst_i = keys_a, idx_a, keys_b, idx_b
-        for d in range(width):
-            if hist[d, (src_k[0] >> (8 * d)) & 0xFF] == n:
-                continue  # every key shares this digit
-            _radix_pass(src_k, src_i, dst_k, dst_i, n, 8 * d, hist[d])
-            src_k, src_i, dst_k, dst_i = dst_k, dst_i, src_k, src_i
-        _write_row(flat, base, stride, src_k, src_i, k, q, inner, out_vals, out_idx)
+        fill_keys(flat, base, stride, 0, n, tile, kind, sign, absmask, nanbound, ones, inv)
+        if packed:
+            words = _radix_packed(tile, n, words_a, words_b, hist)
+            o = q // inner
+            col = q - o * inner
+            dst_v, dst_i = out_vals[o, :, col], out_idx[o, :, col]
+            for j in range(k):
+                i = np.int64(words[j] & _LOW32)
+                dst_i[j] = i
+                dst_v[j] = flat[base + i * stride]
+        else:
+            sk, si = _radix_pairs(tile, n, keys_b, idx_a, idx_b, hist)
+            _write_row(flat, base, stride, sk, si, k, q, inner, out_vals, out_idx)
 
 
 @njit(nogil=True, cache=True)
