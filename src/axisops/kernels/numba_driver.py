@@ -118,9 +118,8 @@ def _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i):
 
 
 def _columns(seqs, spec, plan, segment, out_v, out_i):
-    item = plan.utype.itemsize
-    panel = min(seqs.inner, max(kt.BLOCK, 512 // item))
-    rows = max(kt.BLOCK, segment // panel)
+    panel = min(seqs.inner, 1024)
+    rows = max(1, min(kt.BLOCK, segment // panel))
     tasks = seqs.outer * -(-seqs.inner // panel)
     parts = get_num_threads() if tasks * panel * seqs.n >= _PARALLEL_MIN else 1
 

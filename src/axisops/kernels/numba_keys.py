@@ -152,12 +152,14 @@ def _fill_from(src, count, out, kind, sign, absmask, nanbound, ones, flip):
         _fill_xor(src, count, out, flip)
 
 
-@njit(nogil=True, cache=True)
+@njit(inline="always")
 def fill_keys(flat, base, stride, start, count, out, kind, sign, absmask, nanbound, ones, flip):
     """``out[i] = key(flat[base + (start + i) * stride])`` for ``i < count``.
 
     The elements are first taken as a slice of ``flat`` (so indices are provably
     in range and unit strides are known), then one loop per kind vectorises.
+    Inlined into every kernel: a call per row would cost more than the row
+    (array views passed between compiled functions are reference counted).
     """
     if count <= 0:
         return

@@ -429,14 +429,29 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
     cnt[c] = j
 
 
+@njit(inline="always")
+def _column_maxima(tile, h, width, colmax):
+    """The maximum of each column of the first ``h`` rows of ``tile`` (SIMD over columns)."""
+    top = colmax[:width]
+    top[:] = tile[0, :width]
+    for r in range(1, h):
+        row = tile[r, :width]
+        for c in range(width):
+            top[c] = max(top[c], row[c])
+
+
 @njit(nogil=True, cache=True)
 def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, kind, sign,
                  absmask, nanbound, ones, flip, out_vals, out_idx):
     """Many sequences at once: ``panel`` neighbouring sequences (unit stride apart)
-    are walked row by row along the axis, each keeping its own candidates."""
+    are walked row by row along the axis, each keeping its own candidates.
+
+    A tile of ``rows`` x ``panel`` keys is filled row by row (contiguous reads);
+    a column whose tile maximum is below its bound costs one compare.
+    """
     cap = max(2 * k, 32)
     tile = np.empty((rows, panel), flat.dtype)
-    bmax = np.empty(((rows + BLOCK - 1) // BLOCK, panel), flat.dtype)
+    colmax = np.empty(panel, flat.dtype)
     ckeys = np.empty((panel, cap), flat.dtype)
     cidx = np.empty((panel, cap), np.int64)
     cnt = np.zeros(panel, np.int64)
@@ -457,22 +472,14 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
             for r in range(h):
                 fill_keys(flat, base + (r0 + r) * stride, 1, 0, width, tile[r], kind, sign,
                           absmask, nanbound, ones, flip)
-            nb = (h + BLOCK - 1) // BLOCK
-            for b in range(nb):
-                head = bmax[b, :width]
-                head[:] = tile[b * BLOCK, :width]
-                for r in range(b * BLOCK + 1, min(b * BLOCK + BLOCK, h)):
-                    row = tile[r, :width]
-                    for c in range(width):
-                        head[c] = max(head[c], row[c])
+            _column_maxima(tile, h, width, colmax)
             for c in range(width):
-                for b in range(nb):
-                    if closed[c] or bmax[b, c] < lo[c]:
-                        continue
-                    for r in range(b * BLOCK, min(b * BLOCK + BLOCK, h)):
-                        key = tile[r, c]
-                        if key >= lo[c] and not closed[c]:
-                            _push(ckeys, cidx, cnt, lo, closed, c, key, r0 + r, k, ones, sign)
+                if colmax[c] < lo[c] or closed[c]:
+                    continue
+                for r in range(h):
+                    key = tile[r, c]
+                    if key >= lo[c] and not closed[c]:
+                        _push(ckeys, cidx, cnt, lo, closed, c, key, r0 + r, k, ones, sign)
         for c in range(width):
             row_k, row_i = ckeys[c], cidx[c]
             if cnt[c] < k:
