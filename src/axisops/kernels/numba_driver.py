@@ -113,7 +113,7 @@ def _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i):
     counts = run_parallel(one, [(i, p0, p1) for i, (p0, p1) in enumerate(parts)])
     keep = np.concatenate([np.arange(i * cap, i * cap + c) for i, c in enumerate(counts)])
     mk, mi = ckeys[keep], cidx[keep]
-    kt.merge_parts(seqs.flat, base, seqs.stride, mk, mi, len(keep), k, spec.sorted, q,
+    kt.merge_parts(seqs.flat, base, seqs.stride, seqs.n, mk, mi, len(keep), k, spec.sorted, q,
                    seqs.inner, out_v, out_i)
 
 

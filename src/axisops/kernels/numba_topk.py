@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 BLOCK = 16
+#: the low 32 bits of a packed ``key << 32 | index`` word.
+_LOW32 = np.uint64(0xFFFFFFFF)
 #: up to this k, short sequences use the branch-free insertion network.
 BRANCHLESS_K = 16
 #: keys per segment tile: 32 KiB, so a tile stays in L1 while it is scanned.
@@ -76,26 +78,47 @@ def _block_maxima(tile, m, bmax):
 
 
 @njit(inline="always")
-def _kth_largest(vals, m, k):
-    """The k-th largest of ``vals[:m]`` (1 <= k <= m)."""
-    if k > 32:
-        return np.partition(vals[:m], m - k)[m - k]
-    top = np.empty(k, vals.dtype)
-    c = 0
-    for i in range(m):
-        v = vals[i]
-        if c == k:
-            if v <= top[k - 1]:
-                continue
-            j = k - 1
+def _kth_largest(vals, m, k, scratch):
+    """The k-th largest of ``vals[:m]`` (1 <= k <= m); ``scratch`` holds >= m values."""
+    if k <= 32:
+        top = scratch[:k]
+        c = 0
+        for i in range(m):
+            v = vals[i]
+            if c == k:
+                if v <= top[k - 1]:
+                    continue
+                j = k - 1
+            else:
+                j = c
+                c += 1
+            while j > 0 and v > top[j - 1]:
+                top[j] = top[j - 1]
+                j -= 1
+            top[j] = v
+        return top[k - 1]
+    buf = scratch[:m]
+    buf[:] = vals[:m]
+    lo, hi, target = 0, m - 1, k - 1
+    while lo < hi:
+        pivot = buf[(lo + hi) >> 1]
+        i, j = lo, hi
+        while i <= j:
+            while buf[i] > pivot:
+                i += 1
+            while pivot > buf[j]:
+                j -= 1
+            if i <= j:
+                buf[i], buf[j] = buf[j], buf[i]
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
         else:
-            j = c
-            c += 1
-        while j > 0 and v > top[j - 1]:
-            top[j] = top[j - 1]
-            j -= 1
-        top[j] = v
-    return top[k - 1]
+            break
+    return buf[target]
 
 
 @njit(inline="always")
@@ -120,7 +143,7 @@ def _worst_key(ckeys, k):
 
 @njit(nogil=True, cache=True)
 def scan_sequence(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanbound, ones,
-                  flip, tile, bmax, hits, ckeys, cidx):
+                  flip, tile, bmax, hits, scratch, ckeys, cidx):
     """Candidates for the k best keys of elements ``p0 .. p1-1`` of one sequence.
 
     Returns how many (key, index) pairs are in ``ckeys``/``cidx``: at least
@@ -131,13 +154,15 @@ def scan_sequence(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanbo
     cap = ckeys.shape[0]
     lo = cast_like(0, sign)
     c = 0
-    for s0 in range(p0, p1, seg):
-        m = min(seg, p1 - s0)
+    parts = (p1 - p0 + seg - 1) // seg
+    step = (p1 - p0 + parts - 1) // parts  # equal segments, none of them a short tail
+    for s0 in range(p0, p1, step):
+        m = min(step, p1 - s0)
         fill_keys(flat, base, stride, s0, m, tile, kind, sign, absmask, nanbound, ones, flip)
         blocks, rows = _block_maxima(tile, m, bmax)
         h = _qualifying(bmax, blocks, lo, hits)
-        if h > 2 * k and blocks >= k:
-            bound = _kth_largest(bmax, blocks, k)
+        if h > k and blocks >= k:
+            bound = _kth_largest(bmax, blocks, k, scratch)
             if bound > lo:
                 lo = bound
                 h = _qualifying(bmax, blocks, lo, hits)
@@ -174,6 +199,23 @@ def _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx):
         out_idx[o, j, col] = i
 
 
+@njit(inline="always")
+def _sort_candidates(ckeys, cidx, k, n):
+    """Sort the k selected pairs best first; keys of up to 32 bits are sorted as
+    one packed word each (``key << 32 | (2**32 - 1 - index)``), a plain sort."""
+    if ckeys.itemsize > 4 or n > 0xFFFFFFFF:
+        sort_best(ckeys, cidx, k)
+        return
+    words = np.empty(k, np.uint64)
+    for j in range(k):
+        words[j] = (np.uint64(ckeys[j]) << np.uint64(32)) | (_LOW32 - np.uint64(cidx[j]))
+    words.sort()
+    for j in range(k):
+        w = words[k - 1 - j]
+        ckeys[j] = cast_like(w >> np.uint64(32), ckeys[0])
+        cidx[j] = np.int64(_LOW32 - (w & _LOW32))
+
+
 @njit(nogil=True, cache=True)
 def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, sign, absmask,
                    nanbound, ones, flip, out_vals, out_idx):
@@ -183,21 +225,19 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
     tile = np.empty(m, flat.dtype)
     bmax = np.empty(m, flat.dtype)
     hits = np.empty(m, np.int64)
+    scratch = np.empty(m, flat.dtype)
     ckeys = np.empty(cap, flat.dtype)
     cidx = np.empty(cap, np.int64)
     for q in range(q0, q1):
         base = offs[q]
         c = scan_sequence(flat, base, stride, 0, n, k, seg, kind, sign, absmask, nanbound, ones,
-                          flip, tile, bmax, hits, ckeys, cidx)
+                          flip, tile, bmax, hits, scratch, ckeys, cidx)
         if c < k:
             raise RuntimeError("axisops internal error: scan kept fewer than k candidates")
         select_best(ckeys, cidx, c, k)
         if do_sort:
-            sort_best(ckeys, cidx, k)
+            _sort_candidates(ckeys, cidx, k, n)
         _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
-
-
-_LOW32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(inline="always")
@@ -392,20 +432,22 @@ def topk_scan_part(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanb
     tile = np.empty(m, flat.dtype)
     bmax = np.empty(m, flat.dtype)
     hits = np.empty(m, np.int64)
+    scratch = np.empty(m, flat.dtype)
     c = scan_sequence(flat, base, stride, p0, p1, k, seg, kind, sign, absmask, nanbound, ones,
-                      flip, tile, bmax, hits, ckeys, cidx)
+                      flip, tile, bmax, hits, scratch, ckeys, cidx)
     select_best(ckeys, cidx, c, k)
     return min(c, k)
 
 
 @njit(nogil=True, cache=True)
-def merge_parts(flat, base, stride, ckeys, cidx, m, k, do_sort, q, inner, out_vals, out_idx):
+def merge_parts(flat, base, stride, n, ckeys, cidx, m, k, do_sort, q, inner, out_vals,
+                out_idx):
     """Merge the parts' candidates (``m`` pairs) into row ``q`` of the outputs."""
     if m < k:
         raise RuntimeError("axisops internal error: parts kept fewer than k candidates")
     select_best(ckeys, cidx, m, k)
     if do_sort:
-        sort_best(ckeys, cidx, k)
+        _sort_candidates(ckeys, cidx, k, n)
     _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx)
 
 
@@ -486,6 +528,6 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
                 raise RuntimeError("axisops internal error: a column kept fewer than k")
             select_best(row_k, row_i, cnt[c], k)
             if do_sort:
-                sort_best(row_k, row_i, k)
+                _sort_candidates(row_k, row_i, k, n)
             q = o * inner + c0 + c
             _write_row(flat, offs[q], stride, row_k, row_i, k, q, inner, out_vals, out_idx)
