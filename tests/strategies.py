@@ -94,3 +94,23 @@ def with_layout(a: np.ndarray, layout: str) -> np.ndarray:
         b.setflags(write=False)
         return b
     raise ValueError(layout)
+
+
+@st.composite
+def chunking(draw, size: int) -> tuple[int, ...]:
+    """Dask chunks for one axis of ``size``: one chunk, 1-element chunks, or uneven ones."""
+    if size == 0:
+        return (0,)
+    kind = draw(st.sampled_from(["one", "ones", "uneven"]))
+    if kind == "one":
+        return (size,)
+    if kind == "ones":
+        return (1,) * size
+    cuts = sorted(draw(st.sets(st.integers(0, size), max_size=size)))
+    bounds = [0, *cuts, size]  # repeated cuts make empty chunks, which dask allows
+    return tuple(np.diff(bounds).tolist())
+
+
+def chunkings(shape: tuple[int, ...]):
+    """Dask chunks for every axis of ``shape`` (see :func:`chunking`)."""
+    return st.tuples(*(chunking(s) for s in shape))

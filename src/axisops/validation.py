@@ -287,11 +287,15 @@ def take_along_axis_shapes(
     return ax, tuple(xs), tuple(js)
 
 
-def check_index_values(index: np.ndarray, spec: GatherSpec) -> None:
+def check_index_values(
+    index: np.ndarray, spec: GatherSpec, offset: tuple[int, ...] | None = None
+) -> None:
     """Raise :class:`IndexOutOfRangeError` unless every value is in ``[-n, n-1]``.
 
     Two reductions and no temporary the size of ``index``; the slow search for
-    the first offender runs only when there is one.
+    the first offender runs only when there is one.  ``offset`` is where
+    ``index`` starts inside the whole index when it is one block of it (the
+    error then names the position in the whole index).
     """
     if index.size == 0:
         return
@@ -301,7 +305,8 @@ def check_index_values(index: np.ndarray, spec: GatherSpec) -> None:
         return
     bad = (index < -n) | (index > n - 1) if index.dtype.kind == "i" else index > n - 1
     pos = np.unravel_index(int(np.argmax(bad)), index.shape)
-    raise_index_error(spec, tuple(int(p) for p in pos), int(index[pos]))
+    where = tuple(int(p) + (offset[d] if offset else 0) for d, p in enumerate(pos))
+    raise_index_error(spec, where, int(index[pos]))
 
 
 def raise_index_error(spec: GatherSpec, position: tuple[int, ...], value: int) -> None:

@@ -1,0 +1,17 @@
+"""Dask task graphs for axisops: exact top-k and gather on chunked arrays.
+
+The ``"dask"`` backend (:mod:`axisops.backends.dask_backend`) builds its lazy
+results here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
+``dask.array.Array`` and never need this package directly.
+
+- :mod:`axisops.dask.topk`: per-block sorted candidates with global indices,
+  merged by a tree of ``split_every`` blocks at a time, in block order;
+- :mod:`axisops.dask.gather`: index blocks routed to the data blocks they need
+  along ``dim``, partial gathers combined by a tree;
+- :mod:`axisops.dask.tree`: the tree reduction both of them use;
+- :mod:`axisops.dask.candidates`: the exact merge of partial top-k results,
+  NumPy only (the streaming command line uses it too).
+
+The graph modules import dask; this package's ``__init__`` and
+:mod:`~axisops.dask.candidates` do not, nor does :mod:`axisops` itself.
+"""
