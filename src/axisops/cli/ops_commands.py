@@ -3,36 +3,69 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from .jobs import run_gather, run_topk
 from .main import emit
+from .stream import DEFAULT_CHUNK_BYTES
 
-__all__ = ["register"]
+__all__ = ["parse_size", "register"]
+
+_UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4,
+          "ki": 1024, "mi": 1024**2, "gi": 1024**3, "ti": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """A byte count such as ``67108864``, ``64MiB``, ``64M`` or ``1.5GB`` (M = 10**6).
+
+    >>> parse_size("64MiB"), parse_size("2k"), parse_size("4096")
+    (67108864, 2000, 4096)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]i?)?b?\s*", text, re.IGNORECASE)
+    value = float(match.group(1)) * _UNITS[(match.group(2) or "").lower()] if match else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size (need a positive number of bytes, e.g. 67108864 or 64MiB)"
+        )
+    return int(value)
+
+
+def _scale_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--chunk-bytes", type=parse_size, default=DEFAULT_CHUNK_BYTES, metavar="B",
+                   help="input bytes read per step (default 32MiB); memory stays near a few B")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask cluster at ADDRESS (e.g. tcp://host:8786); "
+                        "workers read the files by path")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal and the "
+                        "work takes over a second)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("topk", help="top-k along an axis of INPUT; writes values and indices")
-    p.add_argument("input", metavar="INPUT", help=".npy file (memory-mapped) or .npz archive")
+    p.add_argument("input", metavar="INPUT", help=".npy, .npz or zarr array, read in chunks")
     p.add_argument("-k", type=int, required=True, help="how many elements to keep")
     p.add_argument("--axis", type=int, default=-1, help="axis to select along (default -1)")
     p.add_argument("--smallest", action="store_true", help="the k least instead of the greatest")
     p.add_argument("--unsorted", action="store_true", help="allow the k elements in any order")
     p.add_argument("--index-dtype", metavar="T", help="integer dtype of indices (default int64)")
-    p.add_argument("--key", metavar="NAME", help="array name inside an .npz INPUT")
+    p.add_argument("--key", metavar="NAME", help="array name in an .npz or zarr group INPUT")
     p.add_argument("--backend", metavar="NAME", help="force a backend (see axisops info)")
     p.add_argument("-o", "--output", metavar="OUT.npz",
                    help="output archive (default: INPUT's stem + .topk.npz)")
+    _scale_options(p)
     p.set_defaults(run=_topk)
 
     g = sub.add_parser("gather", help="gather INPUT along --dim at the positions in INDEX")
-    g.add_argument("input", metavar="INPUT", help=".npy file (memory-mapped) or .npz archive")
-    g.add_argument("index", metavar="INDEX", help="integer .npy file or .npz archive")
+    g.add_argument("input", metavar="INPUT", help=".npy, .npz or zarr array, read in chunks")
+    g.add_argument("index", metavar="INDEX", help="integer .npy file, .npz archive or zarr array")
     g.add_argument("--dim", type=int, required=True, help="dimension to gather along")
-    g.add_argument("--key", metavar="NAME", help="array name inside an .npz INPUT")
-    g.add_argument("--index-key", metavar="NAME", help="array name inside an .npz INDEX")
+    g.add_argument("--key", metavar="NAME", help="array name in an .npz or zarr group INPUT")
+    g.add_argument("--index-key", metavar="NAME", help="array name in an .npz or zarr group INDEX")
     g.add_argument("--backend", metavar="NAME", help="force a backend (see axisops info)")
     g.add_argument("-o", "--output", metavar="OUT.npy",
                    help="output file (default: INPUT's stem + .gather.npy)")
+    _scale_options(g)
     g.set_defaults(run=_gather)
 
 
@@ -40,6 +73,7 @@ def _topk(args: argparse.Namespace) -> int:
     emit(run_topk(
         args.input, args.k, axis=args.axis, largest=not args.smallest, sorted=not args.unsorted,
         index_dtype=args.index_dtype, key=args.key, output=args.output, backend=args.backend,
+        chunk_bytes=args.chunk_bytes, scheduler=args.scheduler, progress=args.progress,
     ))
     return 0
 
@@ -47,6 +81,7 @@ def _topk(args: argparse.Namespace) -> int:
 def _gather(args: argparse.Namespace) -> int:
     emit(run_gather(
         args.input, args.index, args.dim, key=args.key, index_key=args.index_key,
-        output=args.output, backend=args.backend,
+        output=args.output, backend=args.backend, chunk_bytes=args.chunk_bytes,
+        scheduler=args.scheduler, progress=args.progress,
     ))
     return 0
