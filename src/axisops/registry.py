@@ -147,7 +147,7 @@ def select(func: str, x: Any, backend: str | None = None) -> Backend:
             )
         return chosen
     for candidate in _candidates(fam):
-        if candidate.accepts(x):
+        if candidate.default_for(x):
             return candidate
     raise InvalidArgumentError(
         f"{func}(): no installed backend takes {_type_name(x)} inputs "

@@ -57,6 +57,14 @@ class Backend(ABC):
         """Finer than ``array_modules``: may this backend take ``x`` (e.g. its device)?"""
         return True
 
+    def default_for(self, x: Any) -> bool:
+        """May the registry pick this backend for ``x`` unasked (no ``backend=``)?
+
+        Defaults to :meth:`accepts`; a backend that takes some arrays only when
+        named (e.g. Triton on CPU tensors, in its interpreter) narrows it.
+        """
+        return self.accepts(x)
+
     def asarray(self, x: Any, func: str, name: str) -> Any:
         """``x`` converted to the array type this backend works on."""
         return x

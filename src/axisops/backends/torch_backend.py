@@ -1,0 +1,150 @@
+"""The ``"torch"`` backend: torch tensors in, torch tensors out, same device and dtype.
+
+- **CPU tensors** are viewed as NumPy arrays without a copy (bfloat16 through
+  an int16 view, conjugate/negative views resolved first) and handed, with the
+  same validated spec, to the default NumPy-family backend, so they run on the
+  fastest CPU kernels installed.  Results are wrapped back with
+  ``torch.from_numpy`` (no copy).
+- **Other devices** (CUDA, ROCm, MPS, XPU ...) run the exact contract built
+  from stock torch operations (:mod:`axisops.kernels.torch_ops`).  On CUDA the
+  ``"triton"`` backend, when installed, is the default instead.
+
+Results never carry autograd history.  Gather indices may be tensors (moved to
+x's device), NumPy arrays or nested lists.  torch is imported only by the
+methods, so discovering this backend costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import registry
+from ..dtypes import GATHER_DTYPES, is_bfloat16, is_index_dtype, native
+from ..errors import InvalidArgumentError, UnsupportedDTypeError
+from ..validation import ArrayMeta, GatherSpec, TopKSpec
+from .base import Backend
+from .numpy_family import as_ndarray
+
+__all__ = ["BACKEND", "TorchBackend", "from_numpy", "numpy_view"]
+
+
+def numpy_view(t: Any) -> np.ndarray:
+    """A NumPy view of a CPU tensor's data (no copy; bfloat16 as ml_dtypes').
+
+    >>> import torch
+    >>> numpy_view(torch.tensor([1.5], dtype=torch.bfloat16)).dtype
+    dtype(bfloat16)
+    """
+    import torch
+
+    t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
+    if t.dtype == torch.bfloat16:
+        from ..dtypes import bfloat16
+
+        return t.view(torch.int16).numpy().view(bfloat16())
+    return t.numpy()
+
+
+def from_numpy(a: np.ndarray) -> Any:
+    """A CPU tensor sharing ``a``'s memory (bfloat16 included; read-only input is copied).
+
+    >>> from_numpy(np.array([1, 2], np.uint32)).dtype
+    torch.uint32
+    """
+    import torch
+
+    if not a.flags.writeable:
+        a = a.copy()
+    if is_bfloat16(a.dtype):
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+class TorchBackend(Backend):
+    """torch tensors: CPU through the NumPy-family kernels, other devices torch ops."""
+
+    name = "torch"
+    array_modules = ("torch",)
+    priority = 0
+    requires = ("torch",)
+    extra = "torch"
+    description = "torch tensors (CPU: zero-copy through the CPU kernels; else exact torch ops)"
+
+    def accepts(self, x: Any) -> bool:
+        import torch
+
+        return isinstance(x, torch.Tensor)
+
+    def asarray(self, x: Any, func: str, name: str) -> Any:
+        import torch
+
+        if x.layout != torch.strided:
+            raise InvalidArgumentError(
+                f"{func}(): {name} is a torch tensor with layout {x.layout} "
+                f"(need a dense tensor, layout torch.strided; call .to_dense() first)"
+            )
+        if x.device.type == "meta":
+            raise InvalidArgumentError(
+                f"{func}(): {name} is on the 'meta' device, which holds no data "
+                f"(need a tensor on a real device such as 'cpu' or 'cuda')"
+            )
+        return x.detach()
+
+    def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
+        import torch
+
+        if isinstance(index, torch.Tensor):
+            index = self.asarray(index, func, name)
+        else:
+            arr = as_ndarray(index, func, name)
+            if not is_index_dtype(arr.dtype):
+                return arr  # validation rejects its dtype with the usual message
+            index = from_numpy(np.ascontiguousarray(arr, dtype=native(arr.dtype)))
+        if is_index_dtype(self.meta(index, func, name).dtype) and index.device != x.device:
+            index = index.to(x.device)
+        return index
+
+    def meta(self, x: Any, func: str, name: str) -> ArrayMeta:
+        if isinstance(x, np.ndarray):
+            return ArrayMeta(x.shape, x.dtype)
+        from ..kernels.torch_dtypes import numpy_dtype
+
+        dtype = numpy_dtype(x.dtype)
+        if dtype is None:
+            raise UnsupportedDTypeError(
+                f"{func}(): {name} has torch dtype {x.dtype}, which axisops does not "
+                f"support (supported: {', '.join(GATHER_DTYPES)})"
+            )
+        return ArrayMeta(tuple(x.shape), dtype)
+
+    def broadcast_to(self, x: Any, shape: tuple[int, ...]) -> Any:
+        if isinstance(x, np.ndarray):
+            return x if x.shape == shape else np.broadcast_to(x, shape)
+        return x if tuple(x.shape) == shape else x.expand(shape)
+
+    def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        if x.device.type == "cpu":
+            view = numpy_view(x)
+            values, indices = registry.select(spec.func, view).topk(view, spec)
+            return from_numpy(values), from_numpy(indices)
+        from ..kernels import torch_ops
+
+        return torch_ops.topk(x, spec)
+
+    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        if x.device.type == "cpu":
+            view = numpy_view(x)
+            out = registry.select(spec.func, view).gather(view, numpy_view(index), spec)
+            return from_numpy(out)
+        from ..kernels import torch_ops
+
+        return torch_ops.gather(x, index, spec)
+
+
+BACKEND = TorchBackend()

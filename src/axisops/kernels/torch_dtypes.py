@@ -1,0 +1,91 @@
+"""torch dtypes: their NumPy names, and same-width integer views of their bits.
+
+Kernels move and compare *bits*: a float, a bool or an unsigned tensor is
+reinterpreted as the signed integer type of the same width (a view, never a
+copy), because torch and Triton support every operation on signed integers
+while many are missing for ``torch.uint16/32/64``.  Importing this module
+imports torch; the backends import it lazily.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..dtypes import bfloat16
+
+__all__ = ["SIGNED_BY_WIDTH", "numpy_dtype", "signed_view", "torch_dtype"]
+
+#: The signed integer type of each width in bytes.
+SIGNED_BY_WIDTH: dict[int, torch.dtype] = {
+    1: torch.int8,
+    2: torch.int16,
+    4: torch.int32,
+    8: torch.int64,
+}
+
+
+def _table() -> dict[torch.dtype, str]:
+    names = {
+        torch.bool: "bool",
+        torch.uint8: "uint8",
+        torch.int8: "int8",
+        torch.int16: "int16",
+        torch.int32: "int32",
+        torch.int64: "int64",
+        torch.float16: "float16",
+        torch.bfloat16: "bfloat16",
+        torch.float32: "float32",
+        torch.float64: "float64",
+        torch.complex64: "complex64",
+        torch.complex128: "complex128",
+    }
+    # torch's wide unsigned types exist from torch 2.3 on.
+    for name in ("uint16", "uint32", "uint64"):
+        dtype = getattr(torch, name, None)
+        if isinstance(dtype, torch.dtype):
+            names[dtype] = name
+    return names
+
+
+_TO_NUMPY: dict[torch.dtype, str] = _table()
+_FROM_NUMPY: dict[str, torch.dtype] = {v: k for k, v in _TO_NUMPY.items()}
+
+
+def numpy_dtype(dtype: torch.dtype) -> np.dtype | None:
+    """The NumPy dtype of a torch dtype (bfloat16 is ``ml_dtypes``'s); None if none.
+
+    >>> numpy_dtype(torch.float16)
+    dtype('float16')
+    >>> numpy_dtype(torch.complex32) is None
+    True
+    """
+    name = _TO_NUMPY.get(dtype)
+    if name is None:
+        return None
+    return bfloat16() if name == "bfloat16" else np.dtype(name)
+
+
+def torch_dtype(dtype: np.dtype) -> torch.dtype:
+    """The torch dtype of a supported NumPy dtype (byte order ignored).
+
+    >>> torch_dtype(np.dtype("uint32"))
+    torch.uint32
+    """
+    return _FROM_NUMPY[np.dtype(dtype).name]
+
+
+def signed_view(t: torch.Tensor) -> torch.Tensor:
+    """``t``'s bits as the signed integer type of the same width (a view).
+
+    complex128 has no integer type of its width; it is returned as it is.
+
+    >>> signed_view(torch.tensor([1.0])).dtype
+    torch.int32
+    """
+    width = t.element_size()
+    if t.dtype == torch.bool:
+        return t.view(torch.uint8).view(torch.int8)
+    if width not in SIGNED_BY_WIDTH:
+        return t
+    return t.view(SIGNED_BY_WIDTH[width])

@@ -1,0 +1,186 @@
+"""JAX arrays (CPU) through the DLPack backend: JAX in, JAX out, exact contract."""
+
+import doctest
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import axisops
+from axisops import registry
+from axisops.backends import dlpack_backend
+from axisops.validation import ArrayMeta, topk_spec
+
+from oracle import assert_same_bits, ref_gather, ref_topk
+from strategies import arrays, special_values
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+#: What JAX holds with jax_enable_x64 off (its default).
+X32 = [np.dtype(n) for n in ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32",
+                             "float16", "float32")] + [BF16]
+X64 = [np.dtype(n) for n in ("int64", "uint64", "float64")]
+
+
+def jax_array(a: np.ndarray):
+    out = jnp.asarray(a)
+    assert np.dtype(out.dtype) == a.dtype  # the test's own precondition: no silent narrowing
+    return out
+
+
+def as_numpy(a) -> np.ndarray:
+    return np.asarray(a)
+
+
+def test_jax_arrays_go_to_the_dlpack_backend():
+    assert registry.select("topk", jnp.zeros(3)).name == "dlpack"
+    assert "dlpack" in axisops.backends()
+
+
+@pytest.mark.parametrize("dtype", X32, ids=str)
+def test_topk_every_32_bit_dtype(dtype):
+    rng = np.random.default_rng(1)
+    pool = special_values(dtype)
+    x = pool[rng.integers(0, len(pool), size=(3, 11))]
+    jx = jax_array(x)
+    for largest in (True, False):
+        r = axisops.topk(jx, 4, largest=largest)
+        assert isinstance(r.values, jax.Array) and r.values.dtype == jx.dtype
+        assert r.values.devices() == jx.devices()
+        assert r.indices.dtype == jnp.int32  # JAX's index type without x64, as lax.top_k
+        want_v, want_i = ref_topk(x, 4, -1, largest)
+        assert_same_bits(as_numpy(r.values), want_v)
+        np.testing.assert_array_equal(as_numpy(r.indices), want_i)
+
+
+@pytest.mark.parametrize("dtype", X64, ids=str)
+def test_topk_and_gather_64_bit_with_x64(dtype):
+    with jax.enable_x64(True):
+        pool = special_values(dtype)
+        x = pool[np.random.default_rng(2).integers(0, len(pool), size=(2, 13))]
+        jx = jax_array(x)
+        r = axisops.topk(jx, 5)
+        assert r.indices.dtype == jnp.int64
+        want_v, want_i = ref_topk(x, 5, -1, True)
+        assert_same_bits(as_numpy(r.values), want_v)
+        np.testing.assert_array_equal(as_numpy(r.indices), want_i)
+        r = axisops.topk(jx, 2, index_dtype=np.uint8)
+        assert r.indices.dtype == jnp.uint8
+        idx = jnp.asarray(np.array([[12, -13], [0, 2**62]], np.int64) % 13)
+        out = axisops.gather(jx, 1, idx)
+        assert_same_bits(as_numpy(out), ref_gather(x, 1, np.asarray(idx)))
+
+
+@settings(max_examples=60)
+@given(x=arrays(dtypes=X32), data=st.data())
+def test_topk_matches_the_numpy_backend(x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    k = data.draw(st.integers(0, x.shape[axis]))
+    largest = data.draw(st.booleans())
+    r = axisops.topk(jax_array(x), k, axis=axis, largest=largest)
+    want = axisops.topk(x, k, axis=axis, largest=largest, backend="numpy")
+    assert_same_bits(as_numpy(r.values), want.values)
+    np.testing.assert_array_equal(as_numpy(r.indices), want.indices)
+
+
+@pytest.mark.parametrize("kind", ["jax", "numpy", "list", "torch"])
+def test_gather_index_forms(kind):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    values = np.array([[3, -4], [1, 2]], np.int32)
+    index = {"jax": jnp.asarray(values), "numpy": values, "list": values.tolist(),
+             "torch": torch.from_numpy(values)}[kind]
+    out = axisops.gather(jax_array(x), 1, index)
+    assert isinstance(out, jax.Array)
+    np.testing.assert_array_equal(as_numpy(out), ref_gather(x, 1, values))
+
+
+def test_take_along_axis_broadcasts_jax_arrays():
+    x = jnp.asarray([[10, 30, 20]])
+    out = axisops.take_along_axis(x, jnp.asarray([[1], [2]]), axis=1)
+    assert isinstance(out, jax.Array) and out.tolist() == [[30], [20]]
+
+
+def test_cpu_import_is_zero_copy():
+    x = jnp.arange(12.0).reshape(3, 4)
+    imported = dlpack_backend.import_array(x, "topk", "x")
+    assert isinstance(imported.array, np.ndarray)
+    assert imported.array.ctypes.data == x.unsafe_buffer_pointer()
+    assert imported.namespace is jnp
+
+
+def test_bfloat16_import_falls_back_to_the_array_protocol():
+    x = jnp.asarray([1.0, 3.0, 2.0], dtype=jnp.bfloat16)
+    imported = dlpack_backend.import_array(x, "topk", "x")
+    assert imported.array.dtype == BF16
+    assert axisops.topk(x, 1).indices.tolist() == [1]
+
+
+@pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("int8"), np.dtype("uint32")],
+                         ids=str)
+def test_the_accelerator_route_through_torch(monkeypatch, dtype):
+    # What CUDA producers do (torch.from_dlpack, the torch backend, xp.from_dlpack back),
+    # forced for CPU arrays.
+    monkeypatch.setattr(dlpack_backend, "_CPU_DEVICES", ())
+    pool = special_values(dtype)
+    x = pool[np.random.default_rng(3).integers(0, len(pool), size=(4, 9))]
+    jx = jax_array(x)
+    assert isinstance(dlpack_backend.import_array(jx, "topk", "x").array, torch.Tensor)
+    r = axisops.topk(jx, 3, largest=False)
+    assert isinstance(r.values, jax.Array) and r.indices.dtype == jnp.int32
+    want_v, want_i = ref_topk(x, 3, -1, False)
+    assert_same_bits(as_numpy(r.values), want_v)
+    np.testing.assert_array_equal(as_numpy(r.indices), want_i)
+    index = jnp.asarray(np.array([[8, -9], [0, 1]], np.int32))
+    out = axisops.gather(jx, 1, index)
+    assert isinstance(out, jax.Array)
+    assert_same_bits(as_numpy(out), ref_gather(x, 1, np.asarray(index)))
+    out = axisops.take_along_axis(jx, np.array([[1], [0], [2], [3]]), axis=1)
+    assert_same_bits(as_numpy(out), ref_gather(x, 1, np.array([[1], [0], [2], [3]])))
+
+
+def test_narrowed_indices_that_cannot_hold_the_axis_are_an_error():
+    spec = topk_spec("topk", ArrayMeta((2**31 + 5,), np.dtype("float32")), 1, 0, True, True,
+                     None)
+    like = dlpack_backend.import_array(jnp.zeros(1), "topk", "x")
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"^topk\(\): index_dtype=int64 is narrowed to int32 by "
+                             r"jaxlib.*cannot hold index 2147483652 of axis 0"):
+        dlpack_backend._check_narrowed(jnp.zeros(1, jnp.int32), spec, like)
+    small = topk_spec("topk", ArrayMeta((9,), np.dtype("float32")), 1, 0, True, True, None)
+    dlpack_backend._check_narrowed(jnp.zeros(1, jnp.int32), small, like)  # 8 fits: no error
+
+
+X = jnp.arange(15, dtype=jnp.float32).reshape(3, 5)
+ERRORS = [
+    ("tracer", lambda: jax.jit(lambda a: axisops.topk(a, 1))(X), axisops.InvalidArgumentError,
+     r"^topk\(\): x of type jax\..*Tracer cannot be exported through DLPack .*"
+     r"not a tracer inside jit/vmap\)"),
+    ("out of range", lambda: axisops.gather(X, 1, jnp.asarray([[0, 5]])),
+     axisops.IndexOutOfRangeError,
+     r"^gather\(\): index\[0, 1\]=5 is out of range for dim 1 of size 5 \(need -5 <= index <= 4\)$"),
+    ("float index", lambda: axisops.gather(X, 1, jnp.zeros((1, 1))), axisops.UnsupportedDTypeError,
+     r"^gather\(\): index has dtype float32, need an integer dtype"),
+    ("k too big", lambda: axisops.topk(X, 6), axisops.InvalidArgumentError,
+     r"^topk\(\): k=6 is out of range for axis 1 of size 5"),
+    ("complex top-k", lambda: axisops.topk(X.astype(jnp.complex64), 1),
+     axisops.UnsupportedDTypeError, r"x has dtype complex64, which top-k does not support"),
+    ("rank", lambda: axisops.gather(X, 0, jnp.zeros(2, jnp.int32)), axisops.InvalidArgumentError,
+     r"index must have the same number of dimensions as x"),
+]
+
+
+@pytest.mark.parametrize("call, cls, pattern", [e[1:] for e in ERRORS], ids=[e[0] for e in ERRORS])
+def test_errors(call, cls, pattern):
+    before = np.asarray(X).copy()
+    with pytest.raises(cls, match=pattern):
+        call()
+    np.testing.assert_array_equal(np.asarray(X), before)
+
+
+def test_docstring_examples():
+    result = doctest.testmod(dlpack_backend, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

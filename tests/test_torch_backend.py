@@ -1,0 +1,282 @@
+"""torch tensors through the public API: same type, device and dtype out; CPU zero-copy."""
+
+import doctest
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import axisops
+from axisops import registry
+from axisops.backends import torch_backend, triton_backend
+from axisops.backends.torch_backend import from_numpy, numpy_view
+
+from oracle import assert_same_bits, ref_gather, ref_topk
+from strategies import GATHER_DTYPES, LAYOUTS, TOPK_DTYPES, arrays, special_values, with_layout
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+INDEX_NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def to_torch(a: np.ndarray) -> torch.Tensor:
+    a = np.ascontiguousarray(a)
+    if a.dtype == BF16:
+        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(a.copy())
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(BF16)
+    return t.numpy()
+
+
+def test_cpu_tensors_default_to_the_torch_backend():
+    assert registry.select("topk", torch.zeros(3)).name == "torch"
+    assert registry.select("gather", torch.zeros(3, dtype=torch.bfloat16)).name == "torch"
+    assert "torch" in axisops.backends()
+
+
+def test_the_cpu_path_runs_the_default_numpy_family_backend(monkeypatch):
+    seen = []
+    real = registry.select
+
+    def spy(func, x, backend=None):
+        chosen = real(func, x, backend)
+        seen.append((type(x).__name__, chosen.name))
+        return chosen
+
+    monkeypatch.setattr(registry, "select", spy)
+    axisops.topk(torch.tensor([3.0, 1.0]), 1)
+    axisops.gather(torch.tensor([3.0, 1.0]), 0, [1])
+    default = real("topk", np.zeros(1)).name
+    assert seen == [("Tensor", "torch"), ("ndarray", default)] * 2
+
+
+@pytest.mark.parametrize("dtype", TOPK_DTYPES, ids=str)
+def test_topk_every_dtype(dtype):
+    rng = np.random.default_rng(1)
+    pool = special_values(dtype)
+    x = pool[rng.integers(0, len(pool), size=(3, 17))]
+    t = to_torch(x)
+    for largest in (True, False):
+        for k in (0, 1, 6, 17):
+            r = axisops.topk(t, k, largest=largest)
+            assert isinstance(r.values, torch.Tensor) and r.values.dtype == t.dtype
+            assert r.indices.dtype == torch.int64 and r.values.device == t.device
+            want_v, want_i = ref_topk(x, k, -1, largest)
+            assert_same_bits(to_numpy(r.values), want_v)
+            np.testing.assert_array_equal(r.indices.numpy(), want_i)
+
+
+@pytest.mark.parametrize("dtype", GATHER_DTYPES, ids=str)
+def test_gather_every_dtype(dtype):
+    rng = np.random.default_rng(2)
+    pool = special_values(dtype)
+    x = pool[rng.integers(0, len(pool), size=(4, 6))]
+    idx = rng.integers(-6, 6, size=(3, 9))
+    out = axisops.gather(to_torch(x), 1, torch.from_numpy(idx))
+    assert isinstance(out, torch.Tensor) and out.shape == (3, 9)
+    assert_same_bits(to_numpy(out), ref_gather(x, 1, idx))
+
+
+@settings(max_examples=80)
+@given(x=arrays(), data=st.data())
+def test_topk_matches_the_numpy_backend(x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    k = data.draw(st.integers(0, x.shape[axis]))
+    largest = data.draw(st.booleans())
+    r = axisops.topk(to_torch(x), k, axis=axis, largest=largest)
+    want = axisops.topk(x, k, axis=axis, largest=largest, backend="numpy")
+    assert_same_bits(to_numpy(r.values), want.values)
+    np.testing.assert_array_equal(r.indices.numpy(), want.indices)
+
+
+@pytest.mark.parametrize("index_dtype", [*INDEX_NAMES, torch.int32, torch.uint8, np.uint16])
+def test_index_dtype_as_torch_or_numpy(index_dtype):
+    t = torch.arange(50.0).flip(0)
+    r = axisops.topk(t, 3, index_dtype=index_dtype)
+    name = str(index_dtype).rpartition(".")[2].split("'")[0]
+    assert r.indices.dtype == getattr(torch, name) and to_numpy(r.indices).tolist() == [0, 1, 2]
+
+
+def _views(base: torch.Tensor) -> dict:
+    return {
+        "transposed": base.t().contiguous().t(),
+        "step": torch.zeros(base.shape[0], 2 * base.shape[1], dtype=base.dtype)[:, ::2],
+        "offset": torch.cat([torch.zeros(1, base.shape[1], dtype=base.dtype), base])[1:],
+        "expanded": base[:1].expand(base.shape),
+    }
+
+
+@pytest.mark.parametrize("layout", ["transposed", "step", "offset", "expanded"])
+def test_strided_tensors_and_input_unchanged(layout):
+    rng = np.random.default_rng(3)
+    pool = special_values(np.dtype("float32"))
+    base = to_torch(pool[rng.integers(0, len(pool), size=(6, 9))])
+    x = _views(base)[layout]
+    if layout == "step":
+        x.copy_(base)
+    before = x.clone()
+    want = x.numpy().copy()
+    for axis in (0, 1):
+        r = axisops.topk(x, 4, axis=axis)
+        wv, wi = ref_topk(want, 4, axis, True)
+        assert_same_bits(r.values.numpy(), wv)
+        np.testing.assert_array_equal(r.indices.numpy(), wi)
+    idx = torch.tensor([[0, -1, 3], [2, 2, -9]])
+    assert_same_bits(axisops.gather(x, 1, idx).numpy(), ref_gather(want, 1, idx.numpy()))
+    assert torch.equal(x.view(torch.int32), before.view(torch.int32))
+
+
+def test_cpu_views_are_zero_copy():
+    t = torch.arange(24, dtype=torch.float32).reshape(4, 6).t()
+    view = numpy_view(t)
+    assert view.ctypes.data == t.data_ptr() and view.strides == (4, 24)
+    b = torch.ones(5, dtype=torch.bfloat16)
+    assert numpy_view(b).ctypes.data == b.data_ptr() and numpy_view(b).dtype == BF16
+    a = np.arange(4, dtype=np.uint32)
+    assert from_numpy(a).data_ptr() == a.ctypes.data
+
+
+def test_results_wrap_the_kernel_output_without_a_copy(monkeypatch):
+    made = {}
+    impl = registry.select("topk", np.zeros(1))
+    real = type(impl).topk
+
+    def keep(self, x, spec):
+        made["out"] = real(self, x, spec)
+        return made["out"]
+
+    monkeypatch.setattr(type(impl), "topk", keep)
+    r = axisops.topk(torch.tensor([1.0, 5.0, 3.0]), 2)
+    assert r.values.data_ptr() == made["out"][0].ctypes.data
+    assert r.indices.data_ptr() == made["out"][1].ctypes.data
+
+
+def test_read_only_kernel_output_is_copied_not_shared():
+    a = np.arange(3.0)
+    a.setflags(write=False)
+    t = from_numpy(a)
+    assert torch.equal(t, torch.tensor([0.0, 1.0, 2.0])) and t.data_ptr() != a.ctypes.data
+
+
+def test_autograd_inputs_give_plain_results():
+    p = torch.nn.Parameter(torch.tensor([1.0, 4.0, 2.0]))
+    r = axisops.topk(p, 2)
+    assert not r.values.requires_grad and r.indices.tolist() == [1, 2]
+    assert axisops.gather(p, 0, [2]).tolist() == [2.0]
+
+
+def test_conjugate_and_negative_views_are_resolved():
+    z = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)
+    assert axisops.gather(z.conj(), 0, [1, 0]).tolist() == [3 + 1j, 1 - 2j]
+    neg = z.conj().imag
+    assert neg.is_neg()
+    r = axisops.topk(neg, 2)
+    assert r.values.tolist() == [1.0, -2.0] and r.indices.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("kind", [*INDEX_NAMES, "list", "numpy-reversed", "big-endian"])
+def test_gather_index_forms(kind):
+    x = torch.arange(12, dtype=torch.int16).reshape(3, 4)
+    values = np.array([[3, 0], [1, 2], [0, 0]])
+    if kind == "list":
+        index = values.tolist()
+    elif kind == "numpy-reversed":
+        index = values[::-1].copy()[::-1]
+    elif kind == "big-endian":
+        index = values.astype(">i8")
+    else:
+        index = torch.from_numpy(values.astype(kind))
+    out = axisops.gather(x, 1, index)
+    assert out.dtype == torch.int16
+    np.testing.assert_array_equal(out.numpy(), ref_gather(x.numpy(), 1, values))
+
+
+def test_take_along_axis_broadcasts_tensors():
+    x = torch.tensor([[10, 30, 20]])
+    out = axisops.take_along_axis(x, torch.tensor([[1], [2]]), axis=1)
+    assert isinstance(out, torch.Tensor) and out.tolist() == [[30], [20]]
+    out = axisops.take_along_axis(x, np.array([[2, 0]]))
+    assert out.tolist() == [[20, 10]]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_gather_any_numpy_index_layout(layout):
+    x = torch.arange(20.0).reshape(4, 5)
+    idx = with_layout(np.array([[4, 0, -5], [1, 1, 2], [0, 3, -1]]), layout)
+    np.testing.assert_array_equal(axisops.gather(x, 1, idx).numpy(), ref_gather(x.numpy(), 1, idx))
+
+
+X = torch.arange(15, dtype=torch.float32).reshape(3, 5)
+ERRORS = [
+    ("sparse x", lambda: axisops.topk(X.to_sparse(), 1), axisops.InvalidArgumentError,
+     r"^topk\(\): x is a torch tensor with layout torch\.sparse_coo \(need a dense tensor"),
+    ("meta x", lambda: axisops.gather(torch.empty(3, device="meta"), 0, [0]),
+     axisops.InvalidArgumentError, r"^gather\(\): x is on the 'meta' device, which holds no data"),
+    ("complex32 x", lambda: axisops.topk(X.to(torch.complex32), 1), axisops.UnsupportedDTypeError,
+     r"^topk\(\): x has torch dtype torch\.complex32, which axisops does not support "
+     r"\(supported: bool, int8,"),
+    ("float8 x", lambda: axisops.gather(X.to(torch.float8_e4m3fn), 0, [[0]]),
+     axisops.UnsupportedDTypeError, r"^gather\(\): x has torch dtype torch\.float8_e4m3fn"),
+    ("complex top-k", lambda: axisops.topk(X.to(torch.complex64), 1), axisops.UnsupportedDTypeError,
+     r"^topk\(\): x has dtype complex64, which top-k does not support"),
+    ("float8 index", lambda: axisops.gather(X, 0, torch.zeros(1, 1).to(torch.float8_e5m2)),
+     axisops.UnsupportedDTypeError, r"^gather\(\): index has torch dtype torch\.float8_e5m2"),
+    ("float index", lambda: axisops.gather(X, 0, torch.zeros(1, 1)), axisops.UnsupportedDTypeError,
+     r"^gather\(\): index has dtype float32, need an integer dtype"),
+    ("bool index", lambda: axisops.gather(X, 0, torch.zeros(1, 1, dtype=torch.bool)),
+     axisops.UnsupportedDTypeError, r"^gather\(\): index has dtype bool, need an integer dtype"),
+    ("object index", lambda: axisops.gather(X, 0, np.array([[None]])),
+     axisops.UnsupportedDTypeError, r"^gather\(\): index has dtype object"),
+    ("index rank", lambda: axisops.gather(X, 0, torch.zeros(2, dtype=torch.int64)),
+     axisops.InvalidArgumentError, r"index must have the same number of dimensions as x"),
+    ("index out of range", lambda: axisops.gather(X, 1, torch.tensor([[0, 5]])),
+     axisops.IndexOutOfRangeError,
+     r"^gather\(\): index\[0, 1\]=5 is out of range for dim 1 of size 5 \(need -5 <= index <= 4\)$"),
+    ("k too big", lambda: axisops.topk(X, 6), axisops.InvalidArgumentError,
+     r"^topk\(\): k=6 is out of range for axis 1 of size 5 \(need 0 <= k <= 5\)$"),
+    ("axis", lambda: axisops.topk(X, 1, axis=2), axisops.InvalidArgumentError, r"axis=2"),
+    ("0-d x", lambda: axisops.topk(torch.tensor(1.0), 1), axisops.InvalidArgumentError,
+     r"x must have at least one dimension"),
+    ("index_dtype too small", lambda: axisops.topk(torch.zeros(300), 1, index_dtype=torch.int8),
+     axisops.InvalidArgumentError, r"index_dtype=int8 cannot hold index 299"),
+    ("index_dtype float", lambda: axisops.topk(X, 1, index_dtype=torch.float32),
+     axisops.UnsupportedDTypeError, r"index_dtype=torch\.float32 is not a dtype"),
+]
+
+
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+@pytest.mark.parametrize("call, cls, pattern", [e[1:] for e in ERRORS], ids=[e[0] for e in ERRORS])
+def test_errors(call, cls, pattern):
+    before = X.clone()
+    with pytest.raises(cls, match=pattern):
+        call()
+    assert torch.equal(X, before)
+
+
+def test_triton_on_cpu_tensors_needs_the_interpreter(monkeypatch):
+    monkeypatch.setattr(triton_backend, "interpreter_on", lambda: False)
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"^topk\(\): backend='triton' cannot take this torch\.Tensor"):
+        axisops.topk(X, 1, backend="triton")
+    monkeypatch.setattr(triton_backend, "interpreter_on", lambda: True)
+    assert registry.select("topk", X, "triton").name == "triton"
+    assert registry.select("topk", X).name == "torch"  # never the default on the CPU
+
+
+def test_numpy_backend_refuses_tensors_by_name():
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"backend='numpy' does not take torch\.Tensor inputs "
+                             r"\(backends for them: .*torch"):
+        axisops.topk(X, 1, backend="numpy")
+
+
+def test_docstring_examples():
+    result = doctest.testmod(torch_backend, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
