@@ -181,3 +181,37 @@ def test_gather_spec_path_keeps_the_index_type():
         idx = np.array([[4, 0], [1, 2]], dtype)
         spec = gather_spec("gather", ArrayMeta(x.shape, x.dtype), 1, ArrayMeta(idx.shape, idx.dtype))
         np.testing.assert_array_equal(drv.gather(x, idx, spec), [[4, 0], [6, 7]])
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("layout", ["C", "F", "negative", "broadcast", "broadcast_dim"])
+def test_gather_at_prefetch_and_block_boundaries(threads, layout):
+    """Output sizes on both sides of the prefetch distance and the position block, with
+    and without negative indices, split over threads at odd places."""
+    from axisops.kernels.numba_gather import BLOCK, PREFETCH_DISTANCE
+
+    rng = np.random.default_rng(11)
+    d, b = PREFETCH_DISTANCE, BLOCK
+    old = axisops.get_num_threads()
+    try:
+        axisops.set_num_threads(threads)
+        with mock.patch.object(drv, "_PARALLEL_MIN", 0):
+            for total in (1, d - 1, d, d + 1, b - 1, b, b + d + 1, 2 * b + 3):
+                x = rng.standard_normal((3, 50)).astype(np.float32)
+                for dim, shape in ((1, (3, total)), (0, (total, 50))):
+                    n = x.shape[dim]
+                    for low in (0, -n):
+                        idx = rng.integers(low, n, size=shape)
+                        if layout == "F":
+                            idx = np.asfortranarray(idx)
+                        elif layout == "negative":
+                            idx = np.ascontiguousarray(idx[::-1, ::-1])[::-1, ::-1]
+                        elif layout == "broadcast":
+                            idx = np.broadcast_to(idx[:1] if dim == 1 else idx[:, :1], shape)
+                        elif layout == "broadcast_dim":  # one value along the whole dim
+                            idx = np.broadcast_to(idx[:, :1] if dim == 1 else idx[:1], shape)
+                        got = axisops.gather(x, dim, idx, backend="numba")
+                        want = axisops.gather(x, dim, idx, backend="numpy")
+                        assert_same_bits(got, want)
+    finally:
+        axisops.set_num_threads(old)

@@ -145,16 +145,14 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
         check_index_values(index, spec)  # raises, naming the first offender
     extent = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(out.shape))
     xs = sequences(x[extent], dim)
-    out3 = out.view(raw_dtype(out.dtype)).reshape(xs.outer, m, xs.inner)
+    flat_out = out.view(raw_dtype(out.dtype)).reshape(-1)
     args = (xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m)
-    if xs.inner == 1:
-        kernel, total = kg.gather_rows, xs.outer
-    else:
-        kernel, total = kg.gather_columns, xs.outer * m
-    parts = get_num_threads() if out.size >= _PARALLEL_MIN else 1
+    total = out.size
+    wrap = int(lo) < 0  # only then do negative values need the wrap-around
+    parts = get_num_threads() if total >= _PARALLEL_MIN else 1
 
     def one(a, b):
-        kernel(*args, a, b, xs.inner, out3)
+        kg.gather_flat(*args, a, b, xs.inner, wrap, flat_out)
 
     run_parallel(one, split_range(total, parts))
     return out

@@ -11,11 +11,18 @@ gather dimension, is ``x_flat[xoffs[q] + wrap(idx) * xstride]`` with
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .numba_keys import cast_like
+from .numba_prefetch import prefetch
 
-__all__ = ["gather_columns", "gather_rows", "index_bounds"]
+__all__ = ["BLOCK", "PREFETCH_DISTANCE", "gather_flat", "index_bounds"]
+
+#: elements between a prefetch and the read it serves (measured: 128-512 saturate).
+PREFETCH_DISTANCE = 256
+#: output elements per block of positions (the buffer stays in L1).
+BLOCK = 2048
 
 
 @njit(nogil=True, cache=True)
@@ -45,35 +52,83 @@ def _wrap(v, n):
     return w + n if w < 0 else w
 
 
-@njit(nogil=True, cache=True)
-def gather_rows(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, q0, q1, inner, out):
-    """Sequences ``q0 .. q1-1`` one after another (best when ``inner`` is 1)."""
-    for q in range(q0, q1):
-        o = q // inner
-        c = q - o * inner
-        xb = xoffs[q]
-        ib = ioffs[q]
-        dst = out[o, :, c]
-        if istride == 1:
-            src = i_flat[ib:ib + m]
-            for j in range(m):
-                dst[j] = x_flat[xb + _wrap(src[j], n) * xstride]
+@njit(inline="always")
+def _run_positions(xbase, xstride, n, i_flat, start, istride, count, wrap, dst):
+    """``dst[e] = xbase + idx * xstride`` for the ``count`` index values from ``start``
+    (negative ones wrapped when ``wrap``); unit strides get a loop that vectorises."""
+    if istride == 1:
+        idx = i_flat[start:start + count]
+        if wrap:
+            for e in range(count):
+                dst[e] = xbase + _wrap(idx[e], n) * xstride
         else:
-            for j in range(m):
-                dst[j] = x_flat[xb + _wrap(i_flat[ib + j * istride], n) * xstride]
+            for e in range(count):
+                dst[e] = xbase + cast_like(idx[e], n) * xstride
+    else:
+        for e in range(count):
+            dst[e] = xbase + _wrap(i_flat[start + e * istride], n) * xstride
+
+
+@njit(inline="always")
+def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, wrap, pos):
+    """``pos[e]``: where in ``x_flat`` output element ``t + e`` reads, when ``inner`` is 1
+    (element ``t`` is position ``t % m`` of sequence ``t // m``), a sequence's run at a time."""
+    q, j = t // m, t % m
+    e = 0
+    while e < count:
+        run = min(m - j, count - e)
+        _run_positions(xoffs[q], xstride, n, i_flat, ioffs[q] + j * istride, istride, run,
+                       wrap, pos[e:e + run])
+        e += run
+        q, j = q + 1, 0
+
+
+@njit(inline="always")
+def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count, wrap,
+                       pos):
+    """Like :func:`_positions_rows` for ``inner > 1``: element ``t`` is column
+    ``t % inner`` of output row ``r = t // inner``, which is ``(o, j) = divmod(r, m)``."""
+    r, c = t // inner, t % inner
+    e = 0
+    while e < count:
+        run = min(inner - c, count - e)
+        base, shift = (r // m) * inner + c, (r % m) * istride
+        xo, io = xoffs[base:base + run], ioffs[base:base + run]
+        dst = pos[e:e + run]
+        if wrap:
+            for u in range(run):
+                dst[u] = xo[u] + _wrap(i_flat[io[u] + shift], n) * xstride
+        else:
+            for u in range(run):
+                dst[u] = xo[u] + cast_like(i_flat[io[u] + shift], n) * xstride
+        e += run
+        r, c = r + 1, 0
 
 
 @njit(nogil=True, cache=True)
-def gather_columns(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, r0, r1, inner, out):
-    """Output rows ``r0 .. r1-1`` (row ``r`` is ``(r // m, r % m)``), walking the
-    inner run so that the index and the output are read and written in order."""
-    for r in range(r0, r1):
-        o = r // m
-        j = r - o * m
-        xo = xoffs[o * inner:(o + 1) * inner]
-        io = ioffs[o * inner:(o + 1) * inner]
-        dst = out[o, j]
-        shift = j * istride
-        for c in range(inner):
-            v = _wrap(i_flat[io[c] + shift], n)
-            dst[c] = x_flat[xo[c] + v * xstride]
+def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, wrap,
+                out):
+    """Output elements ``t0 .. t1-1`` of the C-ordered ``(outer, m, inner)`` output ``out``
+    (given flat), a block of ``BLOCK`` at a time.
+
+    For each block, the positions in ``x_flat`` are first computed from the
+    index (read in order) into a small buffer, along with the next
+    ``PREFETCH_DISTANCE`` ones; the copy loop then prefetches the element it
+    will read that many iterations later, so many random reads are in flight.
+    """
+    pos = np.empty(BLOCK + PREFETCH_DISTANCE, np.int64)
+    for s in range(t0, t1, BLOCK):
+        count = min(BLOCK, t1 - s)
+        look = min(count + PREFETCH_DISTANCE, t1 - s)
+        if inner == 1:
+            _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, wrap, pos)
+        else:
+            _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s, look,
+                               wrap, pos)
+        dst = out[s:s + count]
+        ahead = max(0, min(count, look - PREFETCH_DISTANCE))
+        for e in range(ahead):
+            prefetch(x_flat, pos[e + PREFETCH_DISTANCE])
+            dst[e] = x_flat[pos[e]]
+        for e in range(ahead, count):
+            dst[e] = x_flat[pos[e]]
