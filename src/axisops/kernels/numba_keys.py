@@ -30,7 +30,7 @@ from numba.extending import overload
 
 from ..dtypes import is_bfloat16
 
-__all__ = ["KeyPlan", "cast_like", "fill_keys", "key_plan", "order_key"]
+__all__ = ["KeyPlan", "cast_like", "fill_keys", "key_plan", "max_keys_into", "order_key"]
 
 KIND_UNSIGNED = 0
 KIND_SIGNED = 1
@@ -175,3 +175,43 @@ def fill_keys(flat, base, stride, start, count, out, kind, sign, absmask, nanbou
     else:
         _fill_from(flat[pos:pos + 1], 1, out, kind, sign, absmask, nanbound, ones, flip)
         out[1:count] = out[0]
+
+
+@njit(inline="always")
+def _max_float(src, count, acc, sign, absmask, nanbound, ones, flip):
+    zero = cast_like(0, sign)
+    for i in range(count):
+        k = cast_like(_float_key(src[i], sign, absmask, nanbound, ones, zero) ^ flip, sign)
+        acc[i] = max(acc[i], k)
+
+
+@njit(inline="always")
+def _max_xor(src, count, acc, mask):
+    for i in range(count):
+        acc[i] = max(acc[i], cast_like(src[i] ^ mask, mask))
+
+
+@njit(inline="always")
+def _max_bool(src, count, acc, sign, flip):
+    zero = cast_like(0, sign)
+    for i in range(count):
+        k = sign if src[i] != zero else zero
+        acc[i] = max(acc[i], cast_like(k ^ flip, sign))
+
+
+@njit(inline="always")
+def max_keys_into(src, count, acc, kind, sign, absmask, nanbound, ones, flip):
+    """``acc[i] = max(acc[i], key(src[i]))`` for ``i < count``: keys are never stored.
+
+    The scan's block maxima come straight from the input this way, in one
+    vectorised pass; only the few elements of qualifying blocks get their key
+    computed again (with :func:`order_key`).
+    """
+    if kind == KIND_FLOAT:
+        _max_float(src, count, acc, sign, absmask, nanbound, ones, flip)
+    elif kind == KIND_SIGNED:
+        _max_xor(src, count, acc, cast_like(sign ^ flip, sign))
+    elif kind == KIND_BOOL:
+        _max_bool(src, count, acc, sign, flip)
+    else:
+        _max_xor(src, count, acc, flip)
