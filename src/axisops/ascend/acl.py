@@ -1,0 +1,140 @@
+"""Module ``acl``: the slice of pyACL that an aclnn program needs around its operators.
+
+``acl.init`` / ``acl.finalize``, the namespaces ``acl.rt`` (devices, streams,
+device memory) and ``acl.util`` (host pointers), ``acl.get_recent_err_msg``,
+and the constants of ``acl_base.h`` / ``acl_rt.h`` (data types, formats, copy
+kinds, malloc policies, runtime status codes).  Out-values come first and
+the status code last, as in pyACL: ``stream, ret = acl.rt.create_stream()``.
+
+>>> from axisops.ascend import acl
+>>> acl.rt.set_device(0)
+100001
+>>> acl.init(), acl.init()
+(0, 100002)
+>>> print(acl.get_recent_err_msg())
+acl.init(): acl.init() was already called (call acl.finalize() first)
+>>> acl.finalize(), acl.finalize()
+(0, 100001)
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import rt, util
+from .constants import (  # the runtime constants, as pyACL programs spell them
+    ACL_BF16,
+    ACL_BOOL,
+    ACL_COMPLEX64,
+    ACL_COMPLEX128,
+    ACL_DOUBLE,
+    ACL_ERROR_INVALID_DEVICE,
+    ACL_ERROR_INVALID_PARAM,
+    ACL_ERROR_REPEAT_INITIALIZE,
+    ACL_ERROR_RT_AICORE_EXCEPTION,
+    ACL_ERROR_RT_CONTEXT_NULL,
+    ACL_ERROR_RT_MEMORY_ALLOCATION,
+    ACL_ERROR_UNINITIALIZE,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_FORMAT_NCHW,
+    ACL_FORMAT_ND,
+    ACL_FORMAT_NHWC,
+    ACL_INT8,
+    ACL_INT16,
+    ACL_INT32,
+    ACL_INT64,
+    ACL_MEM_MALLOC_HUGE_FIRST,
+    ACL_MEM_MALLOC_HUGE_ONLY,
+    ACL_MEM_MALLOC_NORMAL_ONLY,
+    ACL_MEMCPY_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    ACL_MEMCPY_HOST_TO_HOST,
+    ACL_SUCCESS,
+    ACL_UINT8,
+    ACL_UINT16,
+    ACL_UINT32,
+    ACL_UINT64,
+)
+from .runtime import CONTEXT
+from .status import brief, fail, take_recent
+
+__all__ = [
+    "ACL_BF16",
+    "ACL_BOOL",
+    "ACL_COMPLEX64",
+    "ACL_COMPLEX128",
+    "ACL_DOUBLE",
+    "ACL_ERROR_INVALID_DEVICE",
+    "ACL_ERROR_INVALID_PARAM",
+    "ACL_ERROR_REPEAT_INITIALIZE",
+    "ACL_ERROR_RT_AICORE_EXCEPTION",
+    "ACL_ERROR_RT_CONTEXT_NULL",
+    "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    "ACL_ERROR_UNINITIALIZE",
+    "ACL_FLOAT",
+    "ACL_FLOAT16",
+    "ACL_FORMAT_NCHW",
+    "ACL_FORMAT_ND",
+    "ACL_FORMAT_NHWC",
+    "ACL_INT8",
+    "ACL_INT16",
+    "ACL_INT32",
+    "ACL_INT64",
+    "ACL_MEMCPY_DEVICE_TO_DEVICE",
+    "ACL_MEMCPY_DEVICE_TO_HOST",
+    "ACL_MEMCPY_HOST_TO_DEVICE",
+    "ACL_MEMCPY_HOST_TO_HOST",
+    "ACL_MEM_MALLOC_HUGE_FIRST",
+    "ACL_MEM_MALLOC_HUGE_ONLY",
+    "ACL_MEM_MALLOC_NORMAL_ONLY",
+    "ACL_SUCCESS",
+    "ACL_UINT8",
+    "ACL_UINT16",
+    "ACL_UINT32",
+    "ACL_UINT64",
+    "finalize",
+    "get_recent_err_msg",
+    "init",
+    "rt",
+    "util",
+]
+
+
+def init(config_path: str | None = None) -> int:
+    """``aclInit``: start the runtime; a second call returns 100002.
+
+    ``config_path`` may be None, ``""`` or the path of an existing file (its
+    content is not used); anything else returns 100000.
+    """
+    func = "acl.init()"
+    with CONTEXT.lock:
+        if CONTEXT.initialized:
+            return fail(ACL_ERROR_REPEAT_INITIALIZE,
+                        f"{func}: acl.init() was already called (call acl.finalize() first)")
+        if config_path not in (None, "") and not (
+                isinstance(config_path, str) and os.path.isfile(config_path)):
+            return fail(ACL_ERROR_INVALID_PARAM,
+                        f"{func}: config_path={brief(config_path)} is not an existing file "
+                        f"(need None, '' or a file path)")
+        CONTEXT.initialized = True
+        return 0
+
+
+def finalize() -> int:
+    """``aclFinalize``: run pending work, release every stream, allocation and host registration.
+
+    Before ``acl.init`` (or a second time) it returns 100001.
+    """
+    with CONTEXT.lock:
+        if not CONTEXT.initialized:
+            return fail(ACL_ERROR_UNINITIALIZE,
+                        "acl.finalize(): acl.init() has not been called (or acl.finalize() has)")
+        CONTEXT.finalize()
+        return 0
+
+
+def get_recent_err_msg() -> str | None:
+    """``aclGetRecentErrMsg``: this thread's latest error message, or None; reading clears it."""
+    return take_recent()

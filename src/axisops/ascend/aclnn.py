@@ -1,0 +1,211 @@
+"""Module ``aclnn``: tensors, executors and the two-phase aclnnGather / aclnnTopk.
+
+The functions keep their C names; C out-parameters come back first and the
+status code last, as in pyACL::
+
+    workspace_size, executor, ret = aclnn.aclnnGatherGetWorkspaceSize(self, dim, index, out)
+    ret = aclnn.aclnnGather(workspace, workspace_size, executor, stream)
+
+Phase 1 checks every rule in the order of the spec (``docs/ascend.md``) and
+returns ``(0, None, code)`` at the first one broken, with the message in
+:func:`aclGetRecentErrMsg`.  Phase 2 only enqueues the work on the stream;
+``acl.rt.synchronize_stream`` runs it.
+
+>>> import numpy as np
+>>> from axisops.ascend import acl, aclnn
+>>> _ = acl.init(), acl.rt.set_device(0)
+>>> stream, _ = acl.rt.create_stream()
+>>> data = np.array([[0, 1, 2.5, 3], [4, 5.5, 6, 7]], np.float32)
+>>> x_ptr, _ = acl.rt.malloc(data.nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+>>> v_ptr, _ = acl.rt.malloc(16, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+>>> i_ptr, _ = acl.rt.malloc(32, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+>>> acl.rt.memcpy(x_ptr, 32, acl.util.numpy_to_ptr(data), 32, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+0
+>>> nd = acl.ACL_FORMAT_ND
+>>> x = aclnn.aclCreateTensor((2, 4), acl.ACL_FLOAT, (4, 1), 0, nd, (2, 4), x_ptr)
+>>> v = aclnn.aclCreateTensor((2, 2), acl.ACL_FLOAT, (2, 1), 0, nd, (2, 2), v_ptr)
+>>> i = aclnn.aclCreateTensor((2, 2), acl.ACL_INT64, (2, 1), 0, nd, (2, 2), i_ptr)
+>>> ws, executor, ret = aclnn.aclnnTopkGetWorkspaceSize(x, 2, 1, True, True, v, i)
+>>> ws, ret, aclnn.aclnnTopk(None, ws, executor, stream)
+(0, 0, 0)
+>>> acl.rt.synchronize_stream(stream)
+0
+>>> values = np.zeros(4, np.float32)
+>>> acl.rt.memcpy(acl.util.numpy_to_ptr(values), 16, v_ptr, 16, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+0
+>>> values.tolist()
+[3.0, 2.5, 7.0, 6.0]
+>>> aclnn.aclnnTopk(None, ws, executor, stream)
+161002
+>>> print(aclnn.aclGetRecentErrMsg())  # doctest: +ELLIPSIS
+aclnnTopk(): executor #... (aclnnTopk) is single use and was already launched ...
+>>> acl.finalize()
+0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .checks import Refusal
+from .constants import (
+    ACLNN_ERR_INNER,
+    ACLNN_ERR_INNER_NULLPTR,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_ERR_RUNTIME_ERROR,
+    ACLNN_SUCCESS,
+)
+from .executors import Executor, destroy, launch, set_repeatable
+from .gather_op import plan_gather
+from .runtime import CONTEXT
+from .status import brief, fail, take_recent
+from .tensors import AclTensor, create_tensor
+from .topk_op import plan_topk
+
+__all__ = [
+    "ACLNN_ERR_INNER",
+    "ACLNN_ERR_INNER_NULLPTR",
+    "ACLNN_ERR_PARAM_INVALID",
+    "ACLNN_ERR_PARAM_NULLPTR",
+    "ACLNN_ERR_RUNTIME_ERROR",
+    "ACLNN_SUCCESS",
+    "AclTensor",
+    "Executor",
+    "aclCreateTensor",
+    "aclDestroyAclOpExecutor",
+    "aclDestroyTensor",
+    "aclGetRecentErrMsg",
+    "aclSetAclOpExecutorRepeatable",
+    "aclnnGather",
+    "aclnnGatherGetWorkspaceSize",
+    "aclnnTopk",
+    "aclnnTopkGetWorkspaceSize",
+]
+
+
+# --- tensors --------------------------------------------------------------------------
+def aclCreateTensor(view_dims: Any, data_type: int, stride: Any, offset: int, format: int,
+                    storage_dims: Any, tensor_data: int) -> AclTensor | None:
+    """``aclCreateTensor``: a tensor handle, or None (with a message) where C returns NULL.
+
+    ``view_dims``/``storage_dims``: sequences of integers >= 0 (None means no
+    dimensions, as C's ``(nullptr, 0)``); ``stride``: one integer >= 0 per
+    dimension, in elements, or None for contiguous; ``offset``: elements from
+    ``tensor_data`` to the view's first element; ``format``: ND, NCHW or NHWC
+    (all treated as ND); ``tensor_data``: a device pointer (0 or None for NULL).
+    Complex types are accepted here and refused by the operators.
+
+    >>> from axisops.ascend import acl, aclnn
+    >>> t = aclnn.aclCreateTensor((2, 3), acl.ACL_INT32, (1, 2), 0, acl.ACL_FORMAT_ND, (6,), 0)
+    >>> t.view_dims, t.strides, t.type_name
+    ((2, 3), (1, 2), 'ACL_INT32')
+    """
+    return create_tensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data)
+
+
+def aclDestroyTensor(tensor: AclTensor | None) -> int:
+    """``aclDestroyTensor``: 0; destroying None does nothing, as in CANN.
+
+    Executors already made from the tensor keep working.  A second destroy,
+    or something that is not an aclTensor, returns 161002.
+    """
+    func = "aclDestroyTensor()"
+    with CONTEXT.lock:
+        if tensor is None:
+            return ACLNN_SUCCESS
+        if not isinstance(tensor, AclTensor):
+            return fail(ACLNN_ERR_PARAM_INVALID,
+                        f"{func}: tensor={brief(tensor)} ({type(tensor).__name__}) is not "
+                        f"an aclTensor")
+        if tensor.destroyed:
+            return fail(ACLNN_ERR_PARAM_INVALID, f"{func}: tensor was already destroyed")
+        tensor.destroyed = True
+        return ACLNN_SUCCESS
+
+
+def aclGetRecentErrMsg() -> str | None:
+    """The calling thread's latest error message (rule, argument, value), or None.
+
+    Reading it clears it, as in CANN.
+    """
+    return take_recent()
+
+
+# --- executors ------------------------------------------------------------------------------
+def aclSetAclOpExecutorRepeatable(executor: Executor) -> int:
+    """Make a phase-1 executor reusable until :func:`aclDestroyAclOpExecutor`.
+
+    Call it right after phase 1: an executor already consumed returns 161002.
+    None returns 561103 (ACLNN_ERR_INNER_NULLPTR), as in CANN.
+    """
+    return set_repeatable(executor)
+
+
+def aclDestroyAclOpExecutor(executor: Executor) -> int:
+    """Release a repeatable (or never launched) executor; its queued work still runs."""
+    return destroy(executor)
+
+
+# --- two-phase operators --------------------------------------------------------------------
+def _phase1(func: str, plan: Any, *args: Any) -> tuple[int, Executor | None, int]:
+    with CONTEXT.lock:
+        try:
+            executor = plan(*args)
+        except Refusal as refusal:
+            return 0, None, fail(refusal.code, f"{func}(): {refusal.message}")
+        except Exception as exc:  # a bug in the emulator must still be a status code
+            return 0, None, fail(ACLNN_ERR_INNER, f"{func}(): internal error "
+                                                  f"{type(exc).__name__}: {exc}")
+        return executor.workspace_size, executor, ACLNN_SUCCESS
+
+
+def aclnnGatherGetWorkspaceSize(self: AclTensor, dim: int, index: AclTensor,
+                                out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnGather (``torch.gather``): ``workspace_size, executor, ret``.
+
+    Checks, in order (the first failure decides): a None tensor 161001; dtypes
+    (self in FLOAT, FLOAT16, BF16, DOUBLE, INT8..INT64, UINT8..UINT64, BOOL;
+    index INT32/INT64; out == self) 161002; ranks equal (0-d counts as 1) and
+    <= 8, ``out.shape == index.shape``, ``dim`` in ``[-r, r-1]``,
+    ``index.size(d) <= self.size(d)`` for ``d != dim``, no non-empty index into
+    an empty ``dim`` 161002; an empty self or index succeeds with an executor
+    that does nothing.  Then, beyond CANN: every view inside its storage and
+    its device allocation, aligned, and ``out`` addressing no element twice
+    161002.
+    """
+    return _phase1("aclnnGatherGetWorkspaceSize", plan_gather, self, dim, index, out)
+
+
+def aclnnGather(workspace: int | None, workspace_size: int, executor: Executor,
+                stream: int | None) -> int:
+    """Phase 2 of aclnnGather: enqueue the work on ``stream`` (None or 0: default stream).
+
+    An index value outside ``[-self.size(dim), self.size(dim)-1]`` is found when
+    the stream runs: ``acl.rt.synchronize_stream`` returns 507015 and ``out`` is
+    left untouched.
+    """
+    return launch("aclnnGather", workspace, workspace_size, executor, stream)
+
+
+def aclnnTopkGetWorkspaceSize(self: AclTensor, k: int, dim: int, largest: bool, sorted: bool,
+                              values_out: AclTensor,
+                              indices_out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnTopk: ``workspace_size, executor, ret``.
+
+    Checks, in order: a None tensor 161001; ``dim`` in ``[-r, r-1]`` (0-d: 0 or
+    -1); ``0 <= k <= self.size(dim)`` (0-d: 0 or 1); ``largest``/``sorted``
+    booleans; self in FLOAT, FLOAT16, BF16, DOUBLE, INT8..INT64, UINT8..UINT64,
+    ``values_out`` of self's type, ``indices_out`` INT64; rank <= 8; then, unless
+    a tensor is empty (success, nothing to do), both outputs shaped like self
+    with ``k`` at ``dim`` -- each 161002.  Then, beyond CANN: placement in
+    memory, and outputs that address no element twice and do not overlap.
+    """
+    return _phase1("aclnnTopkGetWorkspaceSize", plan_topk, self, k, dim, largest, sorted,
+                   values_out, indices_out)
+
+
+def aclnnTopk(workspace: int | None, workspace_size: int, executor: Executor,
+              stream: int | None) -> int:
+    """Phase 2 of aclnnTopk: enqueue the work on ``stream`` (None or 0: default stream)."""
+    return launch("aclnnTopk", workspace, workspace_size, executor, stream)

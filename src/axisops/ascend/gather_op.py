@@ -1,0 +1,133 @@
+"""aclnnGather: phase-1 checks in the spec's order, and the work phase 2 queues.
+
+The work reads ``self`` and ``index`` as NumPy views over device memory,
+computes the whole result with :func:`axisops.gather`, and only then writes
+the elements ``out``'s view addresses.  An out-of-range index value fails the
+work with ``ACL_ERROR_RT_AICORE_EXCEPTION`` (507015) and writes nothing.
+
+>>> import numpy as np
+>>> from axisops.ascend import acl, aclnn
+>>> _ = acl.init(), acl.rt.set_device(0)
+>>> ptr, _ = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+>>> x = aclnn.aclCreateTensor((3,), acl.ACL_FLOAT, None, 0, acl.ACL_FORMAT_ND, (3,), ptr)
+>>> i = aclnn.aclCreateTensor((2,), acl.ACL_FLOAT, None, 0, acl.ACL_FORMAT_ND, (2,), ptr + 16)
+>>> aclnn.aclnnGatherGetWorkspaceSize(x, 0, i, x)
+(0, None, 161002)
+>>> print(aclnn.aclGetRecentErrMsg())  # doctest: +NORMALIZE_WHITESPACE
+aclnnGatherGetWorkspaceSize(): index.dataType=ACL_FLOAT is not supported (supported:
+ACL_INT32, ACL_INT64)
+>>> acl.finalize()
+0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import IndexOutOfRangeError
+from ..ops import gather
+from .checks import (
+    invalid,
+    require_dim,
+    require_dtype,
+    require_placed,
+    require_rank,
+    require_tensors,
+    require_unique_outputs,
+)
+from .constants import (
+    ACL_BF16,
+    ACL_BOOL,
+    ACL_COMPLEX64,
+    ACL_COMPLEX128,
+    ACL_DOUBLE,
+    ACL_ERROR_RT_AICORE_EXCEPTION,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_INT8,
+    ACL_INT16,
+    ACL_INT32,
+    ACL_INT64,
+    ACL_UINT8,
+    ACL_UINT16,
+    ACL_UINT32,
+    ACL_UINT64,
+)
+from .executors import Executor
+from .runtime import CONTEXT
+from .status import TaskFailure
+from .tensors import AclTensor, device_view
+
+__all__ = ["GATHER_INDEX_TYPES", "GATHER_SELF_TYPES", "plan_gather"]
+
+OP = "aclnnGather"
+#: The data types of ``self`` (and ``out``) aclnnGather supports.
+GATHER_SELF_TYPES = (ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16,
+                     ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64,
+                     ACL_BOOL)
+#: The data types of ``index``.
+GATHER_INDEX_TYPES = (ACL_INT32, ACL_INT64)
+
+
+def _shape(tensor: AclTensor) -> tuple[int, ...]:
+    """The view dims, with a 0-d tensor counted as one element in one dimension."""
+    return tensor.view_dims or (1,)
+
+
+def plan_gather(self: Any, dim: Any, index: Any, out: Any) -> Executor:
+    """Check every rule, in order; raise ``Refusal`` or return the executor."""
+    require_tensors(self=self, index=index, out=out)
+    if self.data_type in (ACL_COMPLEX64, ACL_COMPLEX128):
+        raise invalid(f"self.dataType={self.type_name} is not supported by aclnnGather "
+                      f"(complex types are accepted by aclCreateTensor, not by this operator)")
+    require_dtype("self", self, GATHER_SELF_TYPES)
+    require_dtype("index", index, GATHER_INDEX_TYPES)
+    if out.data_type != self.data_type:
+        raise invalid(f"out.dataType={out.type_name} differs from self.dataType="
+                      f"{self.type_name} (need the same type)")
+    d = _check_shapes(self, dim, index, out)
+    if self.is_empty or index.is_empty:
+        return Executor(OP, None)
+    require_placed(self=self, index=index, out=out)
+    require_unique_outputs(out=out)
+    return Executor(OP, _work(self, dim, index, out, d))
+
+
+def _check_shapes(self: AclTensor, dim: Any, index: AclTensor, out: AclTensor) -> int:
+    if max(self.rank, 1) != max(index.rank, 1):
+        raise invalid(f"index has {index.rank} dimensions {index.view_dims} but self has "
+                      f"{self.rank} {self.view_dims} (need the same number; 0-d counts as 1)")
+    require_rank("self", self)
+    require_rank("index", index)
+    if out.view_dims != index.view_dims:
+        raise invalid(f"out.shape={out.view_dims} differs from index.shape={index.view_dims} "
+                      f"(need equal shapes)")
+    d = require_dim("dim", dim, self.rank)
+    for axis, (si, sx) in enumerate(zip(_shape(index), _shape(self))):
+        if axis != d and si > sx:
+            raise invalid(f"index.size({axis})={si} exceeds self.size({axis})={sx} (need "
+                          f"index.size(d) <= self.size(d) for every d != dim={d})")
+    if not index.is_empty and _shape(self)[d] == 0:
+        raise invalid(f"index is non-empty {index.view_dims} but self.size({d})=0 (there is "
+                      f"nothing to gather from)")
+    return d
+
+
+def _work(self: AclTensor, dim: int, index: AclTensor, out: AclTensor, d: int):
+    """The queued work: read, compute everything, then write ``out``."""
+
+    def run() -> None:
+        space = CONTEXT.space
+        x = device_view(space, self, "self", writable=False)
+        idx = device_view(space, index, "index", writable=False)
+        target = device_view(space, out, "out", writable=True)
+        try:
+            result = gather(x.reshape(_shape(self)), d, idx.reshape(_shape(index)))
+        except IndexOutOfRangeError as exc:
+            detail = str(exc).removeprefix("gather(): ")
+            raise TaskFailure(ACL_ERROR_RT_AICORE_EXCEPTION,
+                              f"the AI Core hit an out-of-range index: {detail} (dim={dim}); "
+                              f"out was left untouched") from None
+        target[...] = result.reshape(target.shape)
+
+    return run
