@@ -25,6 +25,8 @@ STRATEGIES = ("insert", "scan", "radix", "columns")
 _PARALLEL_MIN = 1 << 15
 #: a sequence at least this long is split across threads when there are few of them.
 _SPLIT_MIN = 1 << 17
+#: rows of a column panel whose maxima are taken before any column is looked at.
+_COLUMN_ROWS = 16
 
 
 def choose_strategy(seqs: Sequences, k: int) -> str:
@@ -118,14 +120,16 @@ def _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i):
 
 
 def _columns(seqs, spec, plan, segment, out_v, out_i):
+    threads = get_num_threads()
     panel = min(seqs.inner, 1024)
-    rows = max(1, min(kt.BLOCK, segment // panel))
+    if seqs.outer * -(-seqs.inner // panel) < threads:  # cut panels so every thread has one
+        panel = max(16, -(-seqs.inner // threads))
     tasks = seqs.outer * -(-seqs.inner // panel)
-    parts = get_num_threads() if tasks * panel * seqs.n >= _PARALLEL_MIN else 1
+    parts = threads if tasks * panel * seqs.n >= _PARALLEL_MIN else 1
 
     def one(t0, t1):
         kt.topk_columns(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, t0, t1, seqs.inner,
-                        panel, rows, spec.sorted, *plan.consts(), out_v, out_i)
+                        panel, _COLUMN_ROWS, spec.sorted, *plan.consts(), out_v, out_i)
 
     run_parallel(one, split_range(tasks, parts))
 

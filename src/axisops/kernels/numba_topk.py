@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from .numba_keys import cast_like, fill_keys, max_keys_into, order_key
-from .numba_select import select_best, sort_best
+from .numba_select import SORTED_K, select_best, sort_best
 
 __all__ = [
     "BLOCK",
@@ -233,6 +233,8 @@ def _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx):
 def _sort_candidates(ckeys, cidx, k, n):
     """Sort the k selected pairs best first; keys of up to 32 bits are sorted as
     one packed word each (``key << 32 | (2**32 - 1 - index)``), a plain sort."""
+    if k <= SORTED_K:
+        return  # select_best left them sorted
     if ckeys.itemsize > 4 or n > 0xFFFFFFFF:
         sort_best(ckeys, cidx, k)
         return
@@ -502,14 +504,35 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
 
 
 @njit(inline="always")
-def _column_maxima(tile, h, width, colmax):
-    """The maximum of each column of the first ``h`` rows of ``tile`` (SIMD over columns)."""
-    top = colmax[:width]
-    top[:] = tile[0, :width]
-    for r in range(1, h):
-        row = tile[r, :width]
-        for c in range(width):
-            top[c] = max(top[c], row[c])
+def _columns_insert(flat, base, stride, r0, h, width, top, ckeys, cidx, cnt, k, kind, sign,
+                    absmask, nanbound, ones, flip):
+    """Small k: each column keeps its k best sorted (insertion), so its bound is exact.
+
+    Rows arrive in index order, so a key enters only when strictly greater
+    than the k-th best, and lands after every equal key already kept.
+    """
+    for c in range(width):
+        full = cnt[c] == k
+        if full and top[c] <= ckeys[c, k - 1]:
+            continue
+        tk, ti = ckeys[c], cidx[c]
+        for r in range(h):
+            i = r0 + r
+            key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound, ones,
+                            flip)
+            if cnt[c] == k:
+                if key <= tk[k - 1]:
+                    continue
+                j = k - 1
+            else:
+                j = cnt[c]
+                cnt[c] = j + 1
+            while j > 0 and key > tk[j - 1]:
+                tk[j] = tk[j - 1]
+                ti[j] = ti[j - 1]
+                j -= 1
+            tk[j] = key
+            ti[j] = i
 
 
 @njit(nogil=True, cache=True)
@@ -518,11 +541,12 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
     """Many sequences at once: ``panel`` neighbouring sequences (unit stride apart)
     are walked row by row along the axis, each keeping its own candidates.
 
-    A tile of ``rows`` x ``panel`` keys is filled row by row (contiguous reads);
-    a column whose tile maximum is below its bound costs one compare.
+    For ``rows`` rows at a time, the maximum key of each column comes straight
+    from the input (one vectorised pass over contiguous row slices, no key
+    tile); a column whose maximum is below its bound costs one compare, and
+    only the others have their keys computed again.
     """
     cap = max(2 * k, 32)
-    tile = np.empty((rows, panel), flat.dtype)
     colmax = np.empty(panel, flat.dtype)
     ckeys = np.empty((panel, cap), flat.dtype)
     cidx = np.empty((panel, cap), np.int64)
@@ -539,19 +563,27 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
         cnt[:] = 0
         lo[:] = zero
         closed[:] = False
+        top = colmax[:width]
         for r0 in range(0, n, rows):
             h = min(rows, n - r0)
+            top[:] = zero
             for r in range(h):
-                fill_keys(flat, base + (r0 + r) * stride, 1, 0, width, tile[r], kind, sign,
-                          absmask, nanbound, ones, flip)
-            _column_maxima(tile, h, width, colmax)
+                start = base + (r0 + r) * stride
+                max_keys_into(flat[start:start + width], width, top, kind, sign, absmask,
+                              nanbound, ones, flip)
+            if k <= SORTED_K:
+                _columns_insert(flat, base, stride, r0, h, width, top, ckeys, cidx, cnt, k,
+                                kind, sign, absmask, nanbound, ones, flip)
+                continue
             for c in range(width):
-                if colmax[c] < lo[c] or closed[c]:
+                if top[c] < lo[c] or closed[c]:
                     continue
                 for r in range(h):
-                    key = tile[r, c]
+                    i = r0 + r
+                    key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound,
+                                    ones, flip)
                     if key >= lo[c] and not closed[c]:
-                        _push(ckeys, cidx, cnt, lo, closed, c, key, r0 + r, k, ones, sign)
+                        _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign)
         for c in range(width):
             row_k, row_i = ckeys[c], cidx[c]
             if cnt[c] < k:
