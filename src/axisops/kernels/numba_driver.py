@@ -137,6 +137,15 @@ def _columns(seqs, spec, plan, segment, out_v, out_i):
 _RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns}
 
 
+def _index_bounds(index: np.ndarray) -> tuple[int, int]:
+    """(min, max) of the index, read along its smallest stride (in memory order)."""
+    sizes = [(abs(st), d) for d, (st, size) in enumerate(zip(index.strides, index.shape))
+             if size > 1]
+    axis = min(sizes)[1] if sizes else index.ndim - 1
+    seqs = sequences(index, axis, raw=False)
+    return kg.index_bounds(seqs.flat, seqs.offs, seqs.stride, seqs.n)
+
+
 def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     """Gather for a validated spec: one bounds pass over the index, then the copy."""
     out = np.empty(spec.out_shape, spec.out_dtype)
@@ -144,7 +153,7 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
         return out
     dim, n, m = spec.dim, spec.n, spec.index_shape[spec.dim]
     idx = sequences(index, dim, raw=False)
-    lo, hi = kg.index_bounds(idx.flat, idx.offs, idx.stride, m)
+    lo, hi = _index_bounds(index)
     if int(lo) < -n or int(hi) > n - 1:
         check_index_values(index, spec)  # raises, naming the first offender
     extent = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(out.shape))
@@ -153,10 +162,11 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     args = (xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m)
     total = out.size
     wrap = int(lo) < 0  # only then do negative values need the wrap-around
+    unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
     parts = get_num_threads() if total >= _PARALLEL_MIN else 1
 
     def one(a, b):
-        kg.gather_flat(*args, a, b, xs.inner, wrap, flat_out)
+        kg.gather_flat(*args, a, b, xs.inner, wrap, unit, flat_out)
 
     run_parallel(one, split_range(total, parts))
     return out

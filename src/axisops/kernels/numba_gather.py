@@ -84,8 +84,20 @@ def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, wrap
 
 
 @njit(inline="always")
+def _unit_run_positions(xbase, xstride, n, i_flat, start, count, wrap, dst):
+    """``dst[u] = xbase + u + idx[u] * xstride`` over a contiguous run of the index."""
+    idx = i_flat[start:start + count]
+    if wrap:
+        for u in range(count):
+            dst[u] = xbase + u + _wrap(idx[u], n) * xstride
+    else:
+        for u in range(count):
+            dst[u] = xbase + u + cast_like(idx[u], n) * xstride
+
+
+@njit(inline="always")
 def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count, wrap,
-                       pos):
+                       unit, pos):
     """Like :func:`_positions_rows` for ``inner > 1``: element ``t`` is column
     ``t % inner`` of output row ``r = t // inner``, which is ``(o, j) = divmod(r, m)``."""
     r, c = t // inner, t % inner
@@ -93,21 +105,23 @@ def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, c
     while e < count:
         run = min(inner - c, count - e)
         base, shift = (r // m) * inner + c, (r % m) * istride
-        xo, io = xoffs[base:base + run], ioffs[base:base + run]
         dst = pos[e:e + run]
-        if wrap:
+        if unit:  # both inner runs are unit-stride: offsets are consecutive
+            _unit_run_positions(xoffs[base], xstride, n, i_flat, ioffs[base] + shift, run,
+                                wrap, dst)
+        elif wrap:
             for u in range(run):
-                dst[u] = xo[u] + _wrap(i_flat[io[u] + shift], n) * xstride
+                dst[u] = xoffs[base + u] + _wrap(i_flat[ioffs[base + u] + shift], n) * xstride
         else:
             for u in range(run):
-                dst[u] = xo[u] + cast_like(i_flat[io[u] + shift], n) * xstride
+                dst[u] = xoffs[base + u] + cast_like(i_flat[ioffs[base + u] + shift], n) * xstride
         e += run
         r, c = r + 1, 0
 
 
 @njit(nogil=True, cache=True)
 def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, wrap,
-                out):
+                unit, out):
     """Output elements ``t0 .. t1-1`` of the C-ordered ``(outer, m, inner)`` output ``out``
     (given flat), a block of ``BLOCK`` at a time.
 
@@ -124,7 +138,7 @@ def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, in
             _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, wrap, pos)
         else:
             _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s, look,
-                               wrap, pos)
+                               wrap, unit, pos)
         dst = out[s:s + count]
         ahead = max(0, min(count, look - PREFETCH_DISTANCE))
         for e in range(ahead):
