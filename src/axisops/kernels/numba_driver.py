@@ -60,7 +60,8 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
     indices = np.empty(spec.out_shape, np.int64)
     out_v = values.view(plan.utype).reshape(seqs.outer, spec.k, seqs.inner)
     out_i = indices.reshape(seqs.outer, spec.k, seqs.inner)
-    segment = segment or kt.SEGMENT_BYTES // x.itemsize
+    if not segment:  # unit strides need no key tile, so longer segments pay off
+        segment = kt.UNIT_SEGMENT if seqs.stride == 1 else kt.SEGMENT_BYTES // x.itemsize
     _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i)
     if spec.index_dtype != np.int64:
         indices = indices.astype(spec.index_dtype)
