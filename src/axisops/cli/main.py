@@ -24,7 +24,7 @@ from .files import CLIError
 __all__ = ["build_parser", "emit", "main"]
 
 #: Modules of this package that each add one or more sub-commands.
-COMMAND_MODULES = ("ops_commands", "info", "demo", "warmup")
+COMMAND_MODULES = ("ops_commands", "info", "demo", "warmup", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,109 @@
+"""``axisops bench`` / ``benchmarks/bench.py``: axisops against its peers, in one process.
+
+For every case it times the read floor, axisops and each installed peer on
+the same inputs, checks axisops against the NumPy oracle bit for bit, prints
+ratios to the floor and to the best peer with the case's targets, and writes
+JSON and a PNG chart.  ``--memory`` also measures the peak extra memory of
+one top-k call on a 400 MB input in subprocesses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import gather as ax_gather
+from .. import topk as ax_topk
+from ..config import get_num_threads
+from .cases import CASES, Case, make_index, make_input, quick_cases
+from .memory import measure
+from .peers import axisops_runner, floor_runner, peer_runners
+from .report import PEERS, case_record, machine, print_header, print_row, write_json, write_png
+from .timing import time_case
+
+__all__ = ["build_parser", "main", "run"]
+
+#: (rows, n, k) of the memory measurement: 400 MB of float32 each.
+MEMORY_SHAPES = ((1, 100_000_000, 1000), (10_000, 10_000, 100))
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    p = parser or argparse.ArgumentParser(prog="bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="every case at 1/10-1/100 size")
+    p.add_argument("--cases", metavar="TEXT", default="",
+                   help="only the cases whose name contains TEXT")
+    p.add_argument("--repeats", type=int, default=None, help="timed calls per implementation")
+    p.add_argument("--peers", default=",".join(PEERS),
+                   help=f"comma-separated peers to time (default {','.join(PEERS)})")
+    p.add_argument("--backend", default=None, help="axisops backend to time (default: auto)")
+    p.add_argument("--json", default="bench.json", metavar="PATH", help="JSON output path")
+    p.add_argument("--png", default="bench.png", metavar="PATH", help="chart output path")
+    p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=False,
+                   help="also measure peak RSS growth on 400 MB inputs (subprocesses)")
+    return p
+
+
+def _exact(case: Case, backend: str | None) -> bool:
+    """axisops' answer on the first input copy against the NumPy oracle, bit for bit."""
+    x = make_input(case, 0)
+    if case.op == "gather":
+        index = make_index(case, 0)
+        got = ax_gather(x, case.axis, index, backend=backend)
+        want = np.take_along_axis(x, index, case.axis)
+        return bool(np.array_equal(got.view(np.uint8), want.view(np.uint8)))
+    got = ax_topk(x, case.k, case.axis, backend=backend)
+    want = ax_topk(x, case.k, case.axis, backend="numpy")
+    return all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
+    """Run the selected cases; returns the JSON payload (also written to disk)."""
+    cases = [c for c in (quick_cases() if args.quick else CASES) if args.cases in c.name]
+    repeats = args.repeats or (3 if args.quick else 9)
+    wanted = tuple(p.strip() for p in args.peers.split(",") if p.strip())
+    info = machine()
+    print(f"# {info['cpu']}, {info['cpus']} CPUs, {get_num_threads()} threads; "
+          f"median of {repeats}; times in ms", file=out)
+    print_header(out)
+    records = []
+    for case in cases:
+        runners = [floor_runner(case), axisops_runner(case, args.backend),
+                   *peer_runners(case, get_num_threads(), wanted)]
+        times = time_case(case, runners, repeats)
+        records.append(case_record(times, _exact(case, args.backend)))
+        print_row(records[-1], out)
+    memory = []
+    if args.memory:
+        impls = tuple(i for i in ("axisops", *wanted) if i in ("axisops", "numpy", "torch"))
+        memory = measure(impls, MEMORY_SHAPES)
+        print("\n# peak RSS growth of one top-k call (float32 input, outputs included)",
+              file=out)
+        for m in memory:
+            print(f"{m['impl']:<8} {tuple(m.get('shape', ()))!s:<18} k={m.get('k')}: "
+                  f"{m.get('peak_growth_mb')} MB for {m.get('input_mb')} MB in "
+                  f"({m.get('growth_per_input')}x the input; outputs {m.get('output_mb')} MB)",
+                  file=out)
+    payload = {"machine": info, "repeats": repeats, "quick": args.quick,
+               "when": time.strftime("%Y-%m-%d %H:%M:%S"), "cases": records,
+               "memory": memory}
+    write_json(args.json, payload)
+    drawn = write_png(args.png, records, f"axisops bench on {info['cpu']} "
+                      f"({get_num_threads()} threads)") if records else False
+    print(f"\nwrote {args.json}" + (f" and {args.png}" if drawn else
+                                    " (no chart: pip install 'axisops[bench]')"), file=out)
+    return payload
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    run(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

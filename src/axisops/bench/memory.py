@@ -1,0 +1,57 @@
+"""Peak extra memory of one top-k call, measured in a fresh subprocess.
+
+The child builds the input, runs the implementation once on a small array (so
+that compilation and library start-up are not counted), records its peak
+resident set size (``ru_maxrss``), runs the call on the big input, and reports
+how far the peak grew.  Growth includes the outputs; the report also gives
+their size so the temporaries can be read off.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+__all__ = ["measure", "peak_growth"]
+
+_CHILD = r"""
+import json, resource, sys
+import numpy as np
+impl, rows, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+x = np.random.default_rng(0).standard_normal((rows, n), dtype=np.float32)
+if impl == "axisops":
+    import axisops
+    run = lambda a: axisops.topk(a, k)
+elif impl == "numpy":
+    from axisops.bench.peers import numpy_topk
+    run = lambda a: numpy_topk(a, k, -1)
+elif impl == "torch":
+    import torch
+    run = lambda a: torch.topk(torch.from_numpy(a), k)
+run(x[:1, : 4 * k])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+out = run(x)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"growth_kib": after - before}))
+"""
+
+
+def peak_growth(impl: str, rows: int, n: int, k: int) -> dict[str, Any]:
+    """Peak RSS growth (MB) of ``impl``'s top-k of a float32 ``(rows, n)`` array."""
+    proc = subprocess.run([sys.executable, "-c", _CHILD, impl, str(rows), str(n), str(k)],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return {"impl": impl, "error": proc.stderr.strip().splitlines()[-1:]}
+    growth_mb = json.loads(proc.stdout.strip().splitlines()[-1])["growth_kib"] * 1024 / 1e6
+    input_mb = rows * n * 4 / 1e6
+    output_mb = rows * k * (4 + 8) / 1e6
+    return {"impl": impl, "shape": [rows, n], "k": k, "input_mb": round(input_mb, 1),
+            "output_mb": round(output_mb, 2), "peak_growth_mb": round(growth_mb, 1),
+            "growth_per_input": round(growth_mb / input_mb, 3)}
+
+
+def measure(impls: tuple[str, ...], shapes: tuple[tuple[int, int, int], ...]) -> list[dict]:
+    """:func:`peak_growth` for every implementation and ``(rows, n, k)``."""
+    return [peak_growth(impl, rows, n, k) for rows, n, k in shapes for impl in impls]

@@ -1,0 +1,152 @@
+"""Ratios, targets and output: the printed table, the JSON record, the PNG chart."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..config import get_num_threads
+from .cases import Target
+from .timing import CaseTimes
+
+__all__ = ["case_record", "machine", "print_header", "print_row", "write_json", "write_png"]
+
+PEERS = ("numpy", "torch", "jax")
+
+
+def machine() -> dict[str, Any]:
+    """The machine and software the figures come from."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {"axisops": __version__, "numpy": np.__version__,
+                "python": platform.python_version()}
+    for name in ("numba", "torch", "jax"):
+        try:
+            from importlib.metadata import version
+
+            versions[name] = version(name)
+        except Exception:
+            continue
+    return {"cpu": model, "cpus": os.cpu_count(), "threads": get_num_threads(),
+            "platform": platform.platform(), "versions": versions}
+
+
+def _check(target: Target, t: dict[str, float]) -> tuple[float | None, bool | None]:
+    ours = t["axisops"]
+    if target.max_floor is not None:
+        ratio = ours / t["floor"]
+        return ratio, ratio <= target.max_floor
+    peers = {p: s for p, s in t.items() if p in PEERS}
+    if target.peer == "best":
+        ref = min(peers.values()) if peers else None
+    else:
+        ref = peers.get(target.peer or "")
+    if ref is None:
+        return None, None  # the peer is not installed here
+    if target.min_speedup is not None:
+        return ref / ours, ref / ours >= target.min_speedup
+    ratio = ours / ref
+    return ratio, ratio <= (target.max_peer_ratio or 0)
+
+
+def case_record(ct: CaseTimes, exact: bool | None) -> dict[str, Any]:
+    """Everything measured for one case, with ratios and target verdicts."""
+    t = ct.seconds
+    peers = {p: t[p] for p in PEERS if p in t}
+    best = min(peers, key=peers.__getitem__) if peers else None
+    targets = []
+    for target in ct.case.targets:
+        value, met = _check(target, t)
+        targets.append({"target": target.describe(), "value": value, "met": met})
+    return {
+        "case": ct.case.name,
+        "op": ct.case.op,
+        "shape": list(ct.case.shape),
+        "dtype": ct.case.dtype,
+        "k": ct.case.k,
+        "axis": ct.case.axis,
+        "input_bytes": ct.case.nbytes,
+        "copies": ct.copies,
+        "seconds": t,
+        "x_floor": {name: s / t["floor"] for name, s in t.items()},
+        "best_peer": best,
+        "speedup_vs_best_peer": (peers[best] / t["axisops"]) if best else None,
+        "exact": exact,
+        "targets": targets,
+    }
+
+
+def _ms(s: float | None) -> str:
+    return "-" if s is None else f"{s * 1e3:9.2f}"
+
+
+def print_header(out: Any) -> None:
+    """The table's heading: times in ms, axisops as a multiple of the floor, speedup."""
+    head = (f"{'case':<44} {'floor':>9} {'axisops':>9} {'x floor':>7} "
+            + " ".join(f"{p:>9}" for p in PEERS) + f" {'vs best':>8}  targets")
+    print(head, file=out)
+    print("-" * len(head), file=out)
+
+
+def print_row(r: dict[str, Any], out: Any) -> None:
+    """One case's line of the table."""
+    t = r["seconds"]
+    speed = r["speedup_vs_best_peer"]
+    verdicts = "; ".join(_verdict(v) for v in r["targets"])
+    exact = "  NOT EXACT" if r["exact"] is False else ""
+    peers = " ".join(_ms(t.get(p)) for p in PEERS)
+    vs_best = "-" if speed is None else f"{speed:7.1f}x"
+    print(f"{r['case']:<44} {_ms(t['floor'])} {_ms(t['axisops'])} "
+          f"{r['x_floor']['axisops']:7.2f} {peers} {vs_best:>8}  {verdicts}{exact}", file=out)
+
+
+def _verdict(v: dict[str, Any]) -> str:
+    if v["value"] is None:
+        return f"{v['target']}: n/a (peer not installed)"
+    return f"{v['target']}: {v['value']:.2f} {'ok' if v['met'] else 'MISS'}"
+
+
+def write_json(path: str, payload: dict[str, Any]) -> None:
+    Path(path).write_text(json.dumps(payload, indent=1) + "\n")
+
+
+def write_png(path: str, records: list[dict[str, Any]], title: str) -> bool:
+    """A bar chart of every implementation's time as a multiple of the floor."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = ["axisops", *PEERS]
+    fig, ax = plt.subplots(figsize=(12, 0.45 * len(records) + 1.5))
+    height = 0.8 / len(names)
+    for j, name in enumerate(names):
+        ys = [i + j * height for i in range(len(records))]
+        xs = [r["x_floor"].get(name, np.nan) for r in records]
+        ax.barh(ys, xs, height=height, label=name)
+    ax.set_yticks([i + 0.4 - height / 2 for i in range(len(records))])
+    ax.set_yticklabels([r["case"] for r in records], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xlabel("time / read floor (one np.max pass over the same bytes); lower is better")
+    ax.set_title(title, fontsize=9)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True

@@ -1,0 +1,64 @@
+"""Timing: warm-up, rotating input copies, median of repeats, in one process.
+
+Every implementation of a case runs on the same copies of the same input.
+The copies rotate from one call to the next, and together they are larger
+than the last-level cache, so no call is served from the cache the previous
+call filled.  Each implementation runs all its calls (warm-up, then the timed
+ones) before the next starts: interleaving them was tried and measured
+wrong, because torch's OpenMP threads and JAX's pool keep spinning for a
+while after each call and took a core from whatever ran next (axisops' full
+sort measured 5x slower that way on 2 cores).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cases import Case, make_index, make_input
+from .peers import Runner
+
+__all__ = ["CaseTimes", "time_case"]
+
+#: rotate through at least this many input bytes (well above a server's L3).
+ROTATION_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class CaseTimes:
+    """Median seconds per implementation for one case, and what was checked."""
+
+    case: Case
+    seconds: dict[str, float] = field(default_factory=dict)
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    copies: int = 1
+
+
+def _copies(case: Case, max_copies: int) -> int:
+    per_copy = case.nbytes + (int(np.prod(case.index_shape)) * 8 if case.op == "gather" else 0)
+    return max(2, min(max_copies, -(-ROTATION_BYTES // max(per_copy, 1))))
+
+
+def time_case(case: Case, runners: list[Runner], repeats: int, max_copies: int = 4,
+              seed: int = 0) -> CaseTimes:
+    """Median wall time of every runner on ``case`` (warm-up excluded)."""
+    copies = _copies(case, max_copies)
+    raw = [(make_input(case, seed + c),
+            make_index(case, seed + c) if case.op == "gather" else None) for c in range(copies)]
+    out = CaseTimes(case, copies=copies)
+    for r in runners:
+        prepared = [r.prepare(x, i) for x, i in raw]
+        for args in prepared:  # warm-up: compilation, page faults, thread pools
+            r.call(args)
+        samples = []
+        for rep in range(repeats):
+            t0 = time.perf_counter()
+            r.call(prepared[rep % copies])
+            samples.append(time.perf_counter() - t0)
+        out.samples[r.name] = samples
+        del prepared
+    out.seconds = {name: statistics.median(s) for name, s in out.samples.items()}
+    return out
