@@ -231,11 +231,14 @@ def test_docstring_examples(module):
 
 # -- memory ---------------------------------------------------------------------------
 
+# The child's own peak (VmHWM, mapped file pages included): ru_maxrss would carry the
+# pytest process's larger peak across exec and hide any growth.
 RSS_CHILD = textwrap.dedent("""
-    import resource, sys
+    import sys
+    from axisops.bench.memory import peak_rss_mb
     from axisops.cli.main import main
     status = main(sys.argv[1:])
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)
+    print(int(peak_rss_mb()), file=sys.stderr)
     sys.exit(status)
 """)
 
@@ -274,7 +277,7 @@ def big(tmp_path_factory):
 
 
 def test_peak_memory_does_not_grow_with_the_input(big):
-    """Eight times the input, the same peak: ru_maxrss (mapped pages included) stays put.
+    """Eight times the input, the same peak: the peak RSS (mapped pages included) stays put.
 
     Each large run is compared with a run on a small file that the same chunk size cuts
     into boxes of the same shapes, so both run the same kernels; the large input is
@@ -307,10 +310,10 @@ def test_peak_memory_does_not_grow_with_the_input(big):
 
 
 def test_mapped_pages_would_count(big):
-    """The test above is meaningful: touching a mapped file counts in ru_maxrss."""
-    code = ("import numpy as np, resource, sys; x = np.load(sys.argv[1], mmap_mode='r'); "
-            "x.sum(dtype=np.float64); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
+    """The test above is meaningful: touching a mapped file counts in the peak RSS."""
+    code = ("import numpy as np, sys; from axisops.bench.memory import peak_rss_mb; "
+            "x = np.load(sys.argv[1], mmap_mode='r'); x.sum(dtype=np.float64); "
+            "print(int(peak_rss_mb()))")
     out = subprocess.run([sys.executable, "-c", code, str(big / "x.npy")], capture_output=True,
                          text=True, check=True)
     assert int(out.stdout) > 128

@@ -2,9 +2,14 @@
 
 The child builds the input, runs the implementation once on a small array (so
 that compilation and library start-up are not counted), records its peak
-resident set size (``ru_maxrss``), runs the call on the big input, and reports
-how far the peak grew.  Growth includes the outputs; the report also gives
-their size so the temporaries can be read off.
+resident set size, runs the call on the big input, and reports how far the
+peak grew.  Growth includes the outputs; the report also gives their size so
+the temporaries can be read off.
+
+The peak is the kernel's high-water mark of the process's own address space
+(``VmHWM`` in ``/proc/self/status``; it counts mapped file pages too).  Not
+``ru_maxrss``: Linux carries the parent's peak into a child across ``exec``,
+so a child of a big process reports the parent's peak, not its own.
 """
 
 from __future__ import annotations
@@ -14,11 +19,27 @@ import subprocess
 import sys
 from typing import Any
 
-__all__ = ["measure", "peak_growth"]
+__all__ = ["measure", "peak_growth", "peak_rss_mb"]
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MiB (``VmHWM``; ``ru_maxrss`` elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 
 _CHILD = r"""
-import json, resource, sys
+import json, sys
 import numpy as np
+from axisops.bench.memory import peak_rss_mb
 impl, rows, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 x = np.random.default_rng(0).standard_normal((rows, n), dtype=np.float32)
 if impl == "axisops":
@@ -31,10 +52,10 @@ elif impl == "torch":
     import torch
     run = lambda a: torch.topk(torch.from_numpy(a), k)
 run(x[:1, : 4 * k])
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_rss_mb()
 out = run(x)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"growth_kib": after - before}))
+after = peak_rss_mb()
+print(json.dumps({"growth_mib": after - before}))
 """
 
 
@@ -44,7 +65,7 @@ def peak_growth(impl: str, rows: int, n: int, k: int) -> dict[str, Any]:
                           capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         return {"impl": impl, "error": proc.stderr.strip().splitlines()[-1:]}
-    growth_mb = json.loads(proc.stdout.strip().splitlines()[-1])["growth_kib"] * 1024 / 1e6
+    growth_mb = json.loads(proc.stdout.strip().splitlines()[-1])["growth_mib"] * 2**20 / 1e6
     input_mb = rows * n * 4 / 1e6
     output_mb = rows * k * (4 + 8) / 1e6
     return {"impl": impl, "shape": [rows, n], "k": k, "input_mb": round(input_mb, 1),

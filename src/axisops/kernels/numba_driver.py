@@ -30,13 +30,23 @@ _COLUMN_ROWS = 16
 
 
 def choose_strategy(seqs: Sequences, k: int) -> str:
-    """The fastest exact strategy for ``k`` of ``n`` in this layout."""
+    """The fastest exact strategy for ``k`` of ``n`` in this layout (measured on 2 cores).
+
+    - columns: many unit-stride-apart sequences and a small k (their sorted top-k
+      by insertion); with a larger k the per-column compactions cost more than
+      reading each sequence with a stride;
+    - insert: short sequences;
+    - radix: k above n / 16, where the scan's block bounds (one block max per
+      16 elements) cannot filter;
+    - scan: everything else.
+    """
     n = seqs.n
-    if seqs.stride != 1 and seqs.inner_unit and seqs.inner >= 16 and 8 * k < n:
+    if (seqs.stride != 1 and seqs.inner_unit and seqs.inner >= 16 and k <= kt.SORTED_K
+            and 8 * k < n):
         return "columns"
     if n <= 64 or (n <= 256 and k <= 16):
         return "insert"
-    if 8 * k >= n:
+    if 16 * k >= n:
         return "radix"
     return "scan"
 
