@@ -132,7 +132,7 @@ def cli_runs(folder: Path, gigabytes: float) -> list[dict[str, Any]]:
     _write_big(index, (rows, 1000), "int64", cols)
     x_gb, i_gb = x.stat().st_size / 1e9, index.stat().st_size / 1e9
     out = []
-    for k, axis in ((100, "1"), (100, "0"), (1000, "1")):
+    for k, axis in ((100, "1"), (100, "0"), (1000, "1"), (1000, "0")):
         run = _cli("topk", str(x), "-k", str(k), "--axis", axis, "--no-progress",
                    "-o", str(folder / "big.topk.npz"))
         out.append({"command": f"axisops topk -k {k} --axis {axis}",
