@@ -1,7 +1,9 @@
 """Peak extra memory of one top-k call, measured in a fresh subprocess.
 
-The child builds the input, runs the implementation once on a small array (so
-that compilation and library start-up are not counted), records its peak
+The child builds the input, runs the implementation once on a small slice of
+it that takes the same code path (so that compilation, which costs Numba some
+100 MB of LLVM's memory on a cold cache, and library start-up are not
+counted), records its peak
 resident set size, runs the call on the big input, and reports how far the
 peak grew.  Growth includes the outputs; the report also gives their size so
 the temporaries can be read off.
@@ -19,7 +21,7 @@ import subprocess
 import sys
 from typing import Any
 
-__all__ = ["measure", "peak_growth", "peak_rss_mb"]
+__all__ = ["measure", "peak_growth", "peak_rss_mb", "reset_peak_rss"]
 
 
 def peak_rss_mb() -> float:
@@ -36,10 +38,24 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def reset_peak_rss() -> bool:
+    """Lower this process's peak RSS mark to its current RSS (Linux >= 4.0); True if done.
+
+    Without it, a peak reached before the measured call (a compilation, say)
+    would hide whatever the call itself allocates.
+    """
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False
+
+
 _CHILD = r"""
 import json, sys
 import numpy as np
-from axisops.bench.memory import peak_rss_mb
+from axisops.bench.memory import peak_rss_mb, reset_peak_rss
 impl, rows, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 x = np.random.default_rng(0).standard_normal((rows, n), dtype=np.float32)
 if impl == "axisops":
@@ -51,7 +67,8 @@ elif impl == "numpy":
 elif impl == "torch":
     import torch
     run = lambda a: torch.topk(torch.from_numpy(a), k)
-run(x[:1, : 4 * k])
+run(x[: min(rows, 4), : min(n, 1 << 18)])  # same kernels as the big call, compiled now
+reset_peak_rss()
 before = peak_rss_mb()
 out = run(x)
 after = peak_rss_mb()
