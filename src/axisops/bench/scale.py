@@ -9,9 +9,10 @@
   ``.npy`` file of ``--gigabytes`` GB (2 by default), along each axis: wall
   time, throughput (input GB / s) and the process's peak resident memory
   (``VmHWM``, which counts mapped file pages like ``ru_maxrss`` but is not
-  inherited from the parent across ``exec``).  The file is written once
-  and then sits in the page cache, so the throughput is the CPU's, not the
-  disk's.
+  inherited from the parent across ``exec``).  The file is written just
+  before; how much of it the page cache still holds, and how fast outputs
+  reach the disk, depends on the machine, so the throughput is an I/O figure
+  as much as a CPU one.
 
     python benchmarks/scale.py [--gigabytes 2] [--dir /tmp] [--json scale.json]
 """
@@ -165,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_cli:
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
             report["cli"] = cli_runs(Path(tmp), args.gigabytes)
-        print(f"\n# CLI on a {args.gigabytes:g} GB file (page cache warm)")
+        print(f"\n# CLI on a {args.gigabytes:g} GB file, just written")
         for r in report["cli"]:
             print(f"{r['command']:<34} {r['input']:<26} {r['seconds']:7.2f} s  "
                   f"{r['gb_per_s']:5.2f} GB/s  peak RSS {r['peak_rss_mb']} MB  "
