@@ -30,3 +30,18 @@ NUMPY_BACKENDS = [b.name for b in all_backends() if "numpy" in b.array_modules a
 def backend(request) -> str:
     """Each NumPy-family backend in turn."""
     return request.param
+
+
+@pytest.fixture
+def stream():
+    """axisops.ascend: an initialised runtime, device 0 set, one stream; finalised after."""
+    from axisops.ascend import acl
+    from axisops.ascend.runtime import CONTEXT
+
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0
+    handle, ret = acl.rt.create_stream()
+    assert ret == 0
+    acl.get_recent_err_msg()
+    yield handle
+    if CONTEXT.initialized:
+        assert acl.finalize() == 0

@@ -9,7 +9,6 @@ phases and the stream, and checks the outputs bit for bit against
 an output view does not address keeps its sentinel.
 """
 
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given
@@ -19,17 +18,8 @@ import axisops
 from axisops.ascend import acl, aclnn
 from axisops.ascend.runtime import CONTEXT
 
+from ascend_helpers import D2H, GATHER_TYPES, H2D, SENTINEL, TOPK_TYPES
 from strategies import special_values
-
-H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
-SENTINEL = 0x5A
-TOPK_TYPES = {
-    acl.ACL_FLOAT: np.float32, acl.ACL_FLOAT16: np.float16, acl.ACL_BF16: ml_dtypes.bfloat16,
-    acl.ACL_DOUBLE: np.float64, acl.ACL_INT8: np.int8, acl.ACL_INT16: np.int16,
-    acl.ACL_INT32: np.int32, acl.ACL_INT64: np.int64, acl.ACL_UINT8: np.uint8,
-    acl.ACL_UINT16: np.uint16, acl.ACL_UINT32: np.uint32, acl.ACL_UINT64: np.uint64,
-}
-GATHER_TYPES = {**TOPK_TYPES, acl.ACL_BOOL: np.bool_}
 
 
 @pytest.fixture(scope="module")

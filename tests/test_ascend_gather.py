@@ -16,59 +16,19 @@ from axisops.ascend import acl, aclnn
 from axisops.ascend.executors import Executor
 from axisops.ascend.runtime import CONTEXT
 
-H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
-ND = acl.ACL_FORMAT_ND
-TYPES = {
-    acl.ACL_FLOAT: np.float32, acl.ACL_FLOAT16: np.float16, acl.ACL_BF16: ml_dtypes.bfloat16,
-    acl.ACL_DOUBLE: np.float64, acl.ACL_INT8: np.int8, acl.ACL_INT16: np.int16,
-    acl.ACL_INT32: np.int32, acl.ACL_INT64: np.int64, acl.ACL_UINT8: np.uint8,
-    acl.ACL_UINT16: np.uint16, acl.ACL_UINT32: np.uint32, acl.ACL_UINT64: np.uint64,
-    acl.ACL_BOOL: np.bool_,
-}
-SENTINEL = 0x5A
+from ascend_helpers import (
+    GATHER_TYPES,
+    H2D,
+    ND,
+    SENTINEL,
+    filled,
+    get,
+    host_tensor,
+    put,
+    tensor,
+)
 
-
-@pytest.fixture
-def stream():
-    assert acl.init() == 0 and acl.rt.set_device(0) == 0
-    handle, ret = acl.rt.create_stream()
-    assert ret == 0
-    acl.get_recent_err_msg()
-    yield handle
-    if CONTEXT.initialized:
-        assert acl.finalize() == 0
-
-
-def put(host, pad=0):
-    """Device memory holding ``host``'s bytes, then ``pad`` sentinel bytes."""
-    raw = np.concatenate([np.ascontiguousarray(host).reshape(-1).view(np.uint8),
-                          np.full(pad, SENTINEL, np.uint8)])
-    ptr, ret = acl.rt.malloc(max(raw.size, 1), acl.ACL_MEM_MALLOC_HUGE_FIRST)
-    assert ret == 0
-    assert acl.rt.memcpy(ptr, raw.size, acl.util.numpy_to_ptr(raw), raw.size, H2D) == 0
-    return ptr
-
-
-def filled(nbytes):
-    return put(np.full(nbytes, SENTINEL, np.uint8))
-
-
-def get(ptr, nbytes):
-    out = np.zeros(nbytes, np.uint8)
-    assert acl.rt.memcpy(acl.util.numpy_to_ptr(out), nbytes, ptr, nbytes, D2H) == 0
-    return out
-
-
-def tensor(ptr, dims, data_type, strides=None, offset=0, storage=None):
-    t = aclnn.aclCreateTensor(dims, data_type, strides, offset, ND,
-                              dims if storage is None else storage, ptr)
-    assert t is not None, aclnn.aclGetRecentErrMsg()
-    return t
-
-
-def host_tensor(host, data_type):
-    """Device memory holding ``host`` (row-major) and a contiguous tensor over it."""
-    return tensor(put(host), host.shape, data_type)
+TYPES = GATHER_TYPES
 
 
 def snapshot():

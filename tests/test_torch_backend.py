@@ -2,7 +2,6 @@
 
 import doctest
 
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -16,22 +15,9 @@ from axisops.backends.torch_backend import from_numpy, numpy_view
 
 from oracle import assert_same_bits, ref_gather, ref_topk
 from strategies import GATHER_DTYPES, LAYOUTS, TOPK_DTYPES, arrays, special_values, with_layout
+from torch_helpers import BF16, to_numpy, to_torch
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 INDEX_NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-
-
-def to_torch(a: np.ndarray) -> torch.Tensor:
-    a = np.ascontiguousarray(a)
-    if a.dtype == BF16:
-        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy())
-
-
-def to_numpy(t: torch.Tensor) -> np.ndarray:
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(BF16)
-    return t.numpy()
 
 
 def test_cpu_tensors_default_to_the_torch_backend():

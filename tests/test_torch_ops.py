@@ -3,7 +3,6 @@
 import doctest
 import re
 
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -16,21 +15,7 @@ from axisops.validation import ArrayMeta, gather_spec, topk_spec
 
 from oracle import assert_same_bits, first_bad_index, ref_gather, ref_topk
 from strategies import GATHER_DTYPES, TOPK_DTYPES, arrays, special_values
-
-BF16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def to_torch(a: np.ndarray) -> torch.Tensor:
-    a = np.ascontiguousarray(a)
-    if a.dtype == BF16:
-        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy())
-
-
-def to_numpy(t: torch.Tensor) -> np.ndarray:
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(BF16)
-    return t.numpy()
+from torch_helpers import to_numpy, to_torch
 
 
 def run_topk(x: np.ndarray, k, axis=-1, largest=True, index_dtype=None):

@@ -13,7 +13,6 @@ import sys
 
 os.environ["TRITON_INTERPRET"] = "1"
 
-import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -39,24 +38,11 @@ triton_topk, triton_gather = _interpreted_kernels()
 
 from oracle import assert_same_bits, first_bad_index, ref_gather  # noqa: E402
 from strategies import INT_DTYPES, arrays, special_values  # noqa: E402
+from torch_helpers import BF16, to_numpy, to_torch  # noqa: E402
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 NARROW = [np.dtype(bool), *(d for d in INT_DTYPES if d.itemsize <= 4),
           np.dtype("float16"), np.dtype("float32"), BF16]
 WIDE = [np.dtype("int64"), np.dtype("uint64"), np.dtype("float64")]
-
-
-def to_torch(a: np.ndarray) -> torch.Tensor:
-    a = np.ascontiguousarray(a)
-    if a.dtype == BF16:
-        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy())
-
-
-def to_numpy(t: torch.Tensor) -> np.ndarray:
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(BF16)
-    return t.numpy()
 
 
 def tie_heavy(dtype, shape, seed, width=None):
