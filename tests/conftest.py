@@ -11,6 +11,11 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategies
 
+# Kernel tests must run the compiled kernels, not the fallback that answers while a
+# kernel compiles in the background: compile in place (tests of the background path
+# set their own mode, in their own processes and kernel caches).
+os.environ.setdefault("AXISOPS_COMPILE", "sync")
+
 from axisops.registry import all_backends
 
 settings.register_profile(

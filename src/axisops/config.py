@@ -1,8 +1,16 @@
-"""Process-wide settings: the number of worker threads kernels may use.
+"""Process-wide settings: worker threads, and when CPU kernels get compiled.
 
-Results never depend on the thread count (the contract is bit-exact); only
-speed does.  The default is the number of CPUs this process may run on, or
-``AXISOPS_NUM_THREADS`` when that is set.
+Results never depend on either setting (the contract is bit-exact); only
+speed does.
+
+- **Threads**: the default is the number of CPUs this process may run on, or
+  ``AXISOPS_NUM_THREADS`` when that is set.
+- **Compilation** (:func:`set_compile_mode`): by default (``"background"``) a
+  call whose compiled kernel is not in the on-disk cache yet is answered by an
+  exact path that needs no compiler while a separate process compiles the
+  kernel; later calls use it as soon as it is loadable.  ``"sync"`` compiles in
+  the calling thread first (the call waits), as benchmarks want.
+  ``AXISOPS_COMPILE=sync`` sets the default.
 """
 
 from __future__ import annotations
@@ -11,7 +19,14 @@ import os
 
 from .errors import InvalidArgumentError
 
-__all__ = ["cpu_count", "get_num_threads", "set_num_threads"]
+__all__ = [
+    "COMPILE_MODES",
+    "cpu_count",
+    "get_compile_mode",
+    "get_num_threads",
+    "set_compile_mode",
+    "set_num_threads",
+]
 
 
 def cpu_count() -> int:
@@ -59,3 +74,49 @@ def set_num_threads(n: int) -> None:
             f"set_num_threads(): n={n!r} is not allowed (need an integer >= 1)"
         )
     _num_threads = n
+
+
+#: what :func:`set_compile_mode` accepts.
+COMPILE_MODES = ("background", "sync")
+
+
+def _compile_mode_from_env() -> str:
+    raw = os.environ.get("AXISOPS_COMPILE", "").strip().lower()
+    return raw if raw in COMPILE_MODES else "background"
+
+
+_compile_mode = _compile_mode_from_env()
+
+
+def get_compile_mode() -> str:
+    """``"background"`` (the default) or ``"sync"``: see :func:`set_compile_mode`.
+
+    >>> import axisops.config
+    >>> axisops.config.get_compile_mode() in axisops.config.COMPILE_MODES
+    True
+    """
+    return _compile_mode
+
+
+def set_compile_mode(mode: str) -> None:
+    """Choose what a call does when its CPU kernel is not compiled yet.
+
+    ``"background"``: answer at once through an exact path that needs no
+    compiler, while another process compiles the kernel into the on-disk
+    cache; ``"sync"``: compile first, in the calling thread.  Results are the
+    same bits either way.  The default comes from ``AXISOPS_COMPILE``.
+
+    >>> import axisops.config
+    >>> old = axisops.config.get_compile_mode()
+    >>> axisops.config.set_compile_mode("sync")
+    >>> axisops.config.get_compile_mode()
+    'sync'
+    >>> axisops.config.set_compile_mode(old)
+    """
+    global _compile_mode
+    if not isinstance(mode, str) or mode not in COMPILE_MODES:
+        raise InvalidArgumentError(
+            f"set_compile_mode(): mode={mode!r} is not allowed "
+            f"(need one of {', '.join(map(repr, COMPILE_MODES))})"
+        )
+    _compile_mode = mode

@@ -13,6 +13,7 @@ __all__ = [
     "GATHER_DTYPES",
     "INDEX_DTYPES",
     "TOPK_DTYPES",
+    "as_dtype",
     "bfloat16",
     "is_bfloat16",
     "is_gather_dtype",
@@ -72,3 +73,14 @@ def bfloat16() -> np.dtype:
     import ml_dtypes
 
     return np.dtype(ml_dtypes.bfloat16)
+
+
+def as_dtype(value: object) -> np.dtype:
+    """``value`` as a NumPy dtype; the name ``"bfloat16"`` gives ml_dtypes' type.
+
+    >>> as_dtype("float32"), as_dtype("bfloat16")
+    (dtype('float32'), dtype(bfloat16))
+    """
+    if isinstance(value, str) and value == "bfloat16":
+        return bfloat16()
+    return np.dtype(value)

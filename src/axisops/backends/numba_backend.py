@@ -4,6 +4,11 @@ It reads every layout in place (see :mod:`axisops.kernels.layout`), maps
 elements to order keys of their own width, picks a strategy per request (see
 :mod:`axisops.kernels.numba_topk`) and splits the work over threads.  Results
 are bit-identical to the ``"numpy"`` oracle for every thread count.
+
+A call never waits for the compiler (unless :func:`axisops.config.set_compile_mode`
+says ``"sync"``): while the kernel it needs is being compiled in the background
+(:mod:`axisops.kernels.numba_cache`), the call is answered by the ``"numpy"``
+backend, which gives the same bits.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import GatherSpec, TopKSpec
+from .numpy_backend import BACKEND as FALLBACK
 from .numpy_family import NumpyFamily
 
 __all__ = ["BACKEND", "NumbaBackend"]
@@ -23,14 +29,22 @@ class NumbaBackend(NumpyFamily):
     description = "compiled CPU kernels (threshold filter, radix sort, one-pass gather)"
 
     def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
-        from ..kernels.numba_driver import topk
+        from ..kernels import numba_cache, numba_driver
 
-        return topk(x, spec)
+        try:
+            return numba_driver.topk(x, spec)
+        except numba_cache.NotReady:
+            numba_cache.count_fallback()
+            return FALLBACK.topk(x, spec)
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
-        from ..kernels.numba_driver import gather
+        from ..kernels import numba_cache, numba_driver
 
-        return gather(x, index, spec)
+        try:
+            return numba_driver.gather(x, index, spec)
+        except numba_cache.NotReady:
+            numba_cache.count_fallback()
+            return FALLBACK.gather(x, index, spec)
 
 
 BACKEND = NumbaBackend()

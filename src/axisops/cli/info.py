@@ -52,9 +52,10 @@ def _kernels() -> dict[str, Any]:
         return {"numba": None}
     from importlib.metadata import version
 
+    from ..config import get_compile_mode
     from ..kernels.numba_warmup import cache_status
 
-    return {"numba": version("numba"), **cache_status()}
+    return {"numba": version("numba"), **cache_status(), "compile_mode": get_compile_mode()}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -67,8 +68,9 @@ def _run(args: argparse.Namespace) -> int:
     print(f"default backend for NumPy arrays: {data['default_backend_numpy']}")
     kernels = data["kernels"]
     if kernels["numba"]:
-        print(f"numba {kernels['numba']}: {kernels['cache_files']} compiled-kernel "
-              f"files cached in {kernels['cache_dir']} (axisops warmup compiles all)")
+        print(f"numba {kernels['numba']}: {kernels['cached']} of {kernels['kernels']} kernels "
+              f"cached, {kernels['not_cached']} not (axisops warmup compiles them), "
+              f"in {kernels['cache_dir']}; compile mode: {kernels['compile_mode']}")
     print("backends:")
     for row in data["backends"]:
         state = "available" if row["available"] else f"missing {', '.join(row['missing'])}"

@@ -25,11 +25,12 @@ def _is_terminal(stream: IO[str]) -> bool:
 
 
 def progress_bar(total: int, mode: bool | None, *, unit: str = "B", desc: str = "",
-                 stream: IO[str] | None = None) -> Any:
+                 stream: IO[str] | None = None, leave: bool = False) -> Any:
     """A tqdm bar counting to ``total`` (bytes by default).
 
     ``mode`` is ``None`` (a terminal and work over a second), ``True`` (always)
-    or ``False`` (never).  Use it as a context manager and call ``update(n)``.
+    or ``False`` (never).  ``leave`` keeps the finished bar on screen.  Use it
+    as a context manager and call ``update(n)``.
 
     >>> with progress_bar(10, False) as bar:
     ...     bar.update(10)
@@ -41,12 +42,12 @@ def progress_bar(total: int, mode: bool | None, *, unit: str = "B", desc: str = 
     return tqdm(
         total=total,
         unit=unit,
-        unit_scale=True,
+        unit_scale=unit == "B",
         unit_divisor=1024 if unit == "B" else 1000,
         desc=desc or None,
         file=stream,
         disable=disable,
         delay=DELAY_SECONDS if mode is None else 0.0,
-        leave=False,
+        leave=leave,
         dynamic_ncols=True,
     )

@@ -3,6 +3,12 @@
 The strategy for top-k depends on (n, k, layout) only, never on the data, and
 every strategy returns the same bits; tests force each one through
 :func:`topk` ``strategy=``.
+
+Before any kernel runs, the kernels a call needs are passed to
+:func:`.numba_cache.ensure`, which raises :class:`.numba_cache.NotReady` when
+one is not compiled yet (the backend then answers through its fallback).  Each
+call names its *job* (``topk:<strategy>:<key type>``,
+``gather:<raw type>:<index type>``): the unit :mod:`.numba_jobs` compiles.
 """
 
 from __future__ import annotations
@@ -14,12 +20,17 @@ from ..validation import GatherSpec, TopKSpec, check_index_values
 from . import numba_gather as kg
 from . import numba_topk as kt
 from .layout import Sequences, raw_dtype, sequences
+from .numba_cache import dispatchers_in, ensure, install_safe_saves
 from .numba_keys import key_plan
 from .threads import run_parallel, split_range
 
 __all__ = ["STRATEGIES", "choose_strategy", "gather", "topk"]
 
-STRATEGIES = ("insert", "scan", "radix", "columns")
+#: every strategy :func:`topk` takes; "split" is the scan of one long sequence cut
+#: across threads (chosen by "scan" itself when there are fewer sequences than threads).
+install_safe_saves(dispatchers_in(kt, kg))
+
+STRATEGIES = ("insert", "scan", "radix", "columns", "split")
 
 #: below this many elements a call runs on one thread (pool hand-off costs more).
 _PARALLEL_MIN = 1 << 15
@@ -66,13 +77,15 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
     strategy = strategy or choose_strategy(seqs, spec.k)
     if strategy == "columns" and not (seqs.inner_unit and seqs.inner > 1 and seqs.stride != 1):
         strategy = "scan"  # neighbouring sequences are not unit-stride apart
+    if strategy == "scan" and _split(seqs):
+        strategy = "split"
     values = np.empty(spec.out_shape, spec.out_dtype)
     indices = np.empty(spec.out_shape, np.int64)
     out_v = values.view(plan.utype).reshape(seqs.outer, spec.k, seqs.inner)
     out_i = indices.reshape(seqs.outer, spec.k, seqs.inner)
     if not segment:  # unit strides need no key tile, so longer segments pay off
         segment = kt.UNIT_SEGMENT if seqs.stride == 1 else kt.SEGMENT_BYTES // x.itemsize
-    _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i)
+    _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i, f"topk:{strategy}:{plan.utype}")
     if spec.index_dtype != np.int64:
         indices = indices.astype(spec.index_dtype)
     return values, indices
@@ -84,77 +97,82 @@ def _row_tasks(seqs: Sequences, spec: TopKSpec) -> list[tuple[int, int]]:
     return split_range(total, parts)
 
 
-def _run_rows(kernel, seqs, spec, plan, extra, out_v, out_i):
-    def one(q0, q1):
-        kernel(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, q0, q1, seqs.inner, *extra,
-               *plan.consts(), out_v, out_i)
-
-    run_parallel(one, _row_tasks(seqs, spec))
-
-
-def _insert(seqs, spec, plan, segment, out_v, out_i):
-    _run_rows(kt.topk_insert_rows, seqs, spec, plan, (), out_v, out_i)
+def _run_rows(kernel, seqs, spec, plan, extra, out_v, out_i, job):
+    tasks = [(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, q0, q1, seqs.inner, *extra,
+              *plan.consts(), out_v, out_i) for q0, q1 in _row_tasks(seqs, spec)]
+    ensure([(kernel, tasks[0])], job)
+    run_parallel(kernel, tasks)
 
 
-def _radix(seqs, spec, plan, segment, out_v, out_i):
-    _run_rows(kt.topk_radix_rows, seqs, spec, plan, (), out_v, out_i)
+def _insert(seqs, spec, plan, segment, out_v, out_i, job):
+    _run_rows(kt.topk_insert_rows, seqs, spec, plan, (), out_v, out_i, job)
 
 
-def _scan(seqs, spec, plan, segment, out_v, out_i):
-    total = seqs.outer * seqs.inner
-    threads = get_num_threads()
-    if total < threads and seqs.n >= _SPLIT_MIN:
-        for q in range(total):
-            _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i)
-        return
-    _run_rows(kt.topk_scan_rows, seqs, spec, plan, (segment, spec.sorted), out_v, out_i)
+def _radix(seqs, spec, plan, segment, out_v, out_i, job):
+    _run_rows(kt.topk_radix_rows, seqs, spec, plan, (), out_v, out_i, job)
 
 
-def _scan_split(seqs, spec, plan, segment, q, threads, out_v, out_i):
-    """One long sequence: each thread finds the k best of its part, then merge."""
+def _scan(seqs, spec, plan, segment, out_v, out_i, job):
+    _run_rows(kt.topk_scan_rows, seqs, spec, plan, (segment, spec.sorted), out_v, out_i, job)
+
+
+def _split(seqs: Sequences) -> bool:
+    """Whether the scan cuts sequences across threads: fewer sequences than threads,
+    each long enough to be worth it."""
+    return seqs.outer * seqs.inner < get_num_threads() and seqs.n >= _SPLIT_MIN
+
+
+def _scan_split(seqs, spec, plan, segment, out_v, out_i, job):
+    """Each long sequence in turn: every thread finds the k best of its part, then merge."""
+    threads = max(2, get_num_threads())
+    for q in range(seqs.outer * seqs.inner):
+        _split_one(seqs, spec, plan, segment, q, threads, out_v, out_i, job)
+
+
+def _split_one(seqs, spec, plan, segment, q, threads, out_v, out_i, job):
     k, base = spec.k, int(seqs.offs[q])
     parts = split_range(seqs.n, threads)
     cap = max(2 * k, 64)
     ckeys = np.empty(len(parts) * cap, plan.utype)
     cidx = np.empty(len(parts) * cap, np.int64)
-
-    def one(i, p0, p1):
-        sl = slice(i * cap, (i + 1) * cap)
-        return kt.topk_scan_part(seqs.flat, base, seqs.stride, p0, p1, k, segment,
-                                 *plan.consts(), ckeys[sl], cidx[sl])
-
-    counts = run_parallel(one, [(i, p0, p1) for i, (p0, p1) in enumerate(parts)])
+    tasks = [(seqs.flat, base, seqs.stride, p0, p1, k, segment, *plan.consts(),
+              ckeys[i * cap:(i + 1) * cap], cidx[i * cap:(i + 1) * cap])
+             for i, (p0, p1) in enumerate(parts)]
+    merge = (seqs.flat, base, seqs.stride, seqs.n, ckeys, cidx, 0, k, spec.sorted, q,
+             seqs.inner, out_v, out_i)
+    ensure([(kt.topk_scan_part, tasks[0]), (kt.merge_parts, merge)], job)
+    counts = run_parallel(kt.topk_scan_part, tasks)
     keep = np.concatenate([np.arange(i * cap, i * cap + c) for i, c in enumerate(counts)])
-    mk, mi = ckeys[keep], cidx[keep]
-    kt.merge_parts(seqs.flat, base, seqs.stride, seqs.n, mk, mi, len(keep), k, spec.sorted, q,
-                   seqs.inner, out_v, out_i)
+    kt.merge_parts(seqs.flat, base, seqs.stride, seqs.n, ckeys[keep], cidx[keep], len(keep), k,
+                   spec.sorted, q, seqs.inner, out_v, out_i)
 
 
-def _columns(seqs, spec, plan, segment, out_v, out_i):
+def _columns(seqs, spec, plan, segment, out_v, out_i, job):
     threads = get_num_threads()
     panel = min(seqs.inner, 1024)
     if seqs.outer * -(-seqs.inner // panel) < threads:  # cut panels so every thread has one
         panel = max(16, -(-seqs.inner // threads))
-    tasks = seqs.outer * -(-seqs.inner // panel)
-    parts = threads if tasks * panel * seqs.n >= _PARALLEL_MIN else 1
-
-    def one(t0, t1):
-        kt.topk_columns(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, t0, t1, seqs.inner,
-                        panel, _COLUMN_ROWS, spec.sorted, *plan.consts(), out_v, out_i)
-
-    run_parallel(one, split_range(tasks, parts))
-
-
-_RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns}
+    count = seqs.outer * -(-seqs.inner // panel)
+    parts = threads if count * panel * seqs.n >= _PARALLEL_MIN else 1
+    tasks = [(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, t0, t1, seqs.inner, panel,
+              _COLUMN_ROWS, spec.sorted, *plan.consts(), out_v, out_i)
+             for t0, t1 in split_range(count, parts)]
+    ensure([(kt.topk_columns, tasks[0])], job)
+    run_parallel(kt.topk_columns, tasks)
 
 
-def _index_bounds(index: np.ndarray) -> tuple[int, int]:
-    """(min, max) of the index, read along its smallest stride (in memory order)."""
+_RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns,
+            "split": _scan_split}
+
+
+def _bounds_args(index: np.ndarray) -> tuple:
+    """Arguments of :func:`.numba_gather.index_bounds`: the index read along its
+    smallest stride (in memory order)."""
     sizes = [(abs(st), d) for d, (st, size) in enumerate(zip(index.strides, index.shape))
              if size > 1]
     axis = min(sizes)[1] if sizes else index.ndim - 1
     seqs = sequences(index, axis, raw=False)
-    return kg.index_bounds(seqs.flat, seqs.offs, seqs.stride, seqs.n)
+    return seqs.flat, seqs.offs, seqs.stride, seqs.n
 
 
 def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
@@ -164,20 +182,21 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
         return out
     dim, n, m = spec.dim, spec.n, spec.index_shape[spec.dim]
     idx = sequences(index, dim, raw=False)
-    lo, hi = _index_bounds(index)
-    if int(lo) < -n or int(hi) > n - 1:
-        check_index_values(index, spec)  # raises, naming the first offender
     extent = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(out.shape))
     xs = sequences(x[extent], dim)
     flat_out = out.view(raw_dtype(out.dtype)).reshape(-1)
-    args = (xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m)
-    total = out.size
-    wrap = int(lo) < 0  # only then do negative values need the wrap-around
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
-    parts = get_num_threads() if total >= _PARALLEL_MIN else 1
+    parts = get_num_threads() if out.size >= _PARALLEL_MIN else 1
 
-    def one(a, b):
-        kg.gather_flat(*args, a, b, xs.inner, wrap, unit, flat_out)
+    def tasks(wrap: bool) -> list[tuple]:
+        return [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m,
+                 a, b, xs.inner, wrap, unit, flat_out) for a, b in split_range(out.size, parts)]
 
-    run_parallel(one, split_range(total, parts))
+    bounds = _bounds_args(index)
+    ensure([(kg.index_bounds, bounds), (kg.gather_flat, tasks(False)[0])],
+           f"gather:{flat_out.dtype}:{idx.flat.dtype}")
+    lo, hi = kg.index_bounds(*bounds)
+    if int(lo) < -n or int(hi) > n - 1:
+        check_index_values(index, spec)  # raises, naming the first offender
+    run_parallel(kg.gather_flat, tasks(int(lo) < 0))  # only negatives need the wrap-around
     return out

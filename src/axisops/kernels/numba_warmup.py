@@ -1,94 +1,106 @@
-"""Compile (or load from Numba's on-disk cache) every CPU kernel ahead of use.
+"""Compile every CPU kernel ahead of use, in parallel, and say what is cached.
 
-Kernels are compiled with ``cache=True``, so each signature is compiled once per
-machine and loaded from ``__pycache__`` by later processes.  :func:`warmup`
-runs every strategy on tiny inputs of each key width and kind, and every gather
-path for each value width and index type, so that a new process's first real
-call costs no compilation.
+Kernels are compiled with ``cache=True``, so each is compiled once per machine
+(per Numba cache folder) and loaded by later processes.  :func:`warmup` runs
+the jobs of :mod:`.numba_jobs` that are not cached yet in worker processes (one
+per CPU by default), with a progress bar; :func:`cache_status` counts cached
+and missing kernels without compiling anything.
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
 from typing import Any
 
-import numpy as np
+from ..config import cpu_count
 
-__all__ = ["INDEX_DTYPES", "KERNEL_DTYPES", "cache_status", "warmup"]
-
-#: one dtype per (key width, kind): every kernel signature the backend can use.
-KERNEL_DTYPES = ("bool", "int8", "uint8", "int16", "uint16", "float16", "int32", "uint32",
-                 "float32", "int64", "uint64", "float64")
-#: gather index types compiled by :func:`warmup` (others compile on first use).
-INDEX_DTYPES = ("int32", "int64")
+__all__ = ["cache_dir", "cache_status", "warmup"]
 
 
-def _dispatchers() -> list[Any]:
-    from numba.core.registry import CPUDispatcher
+def _kernels(jobs: Iterable[str]) -> dict[str, list[tuple[Any, tuple]]]:
+    """Each job's kernels, as ``(dispatcher, signature)`` pairs (nothing is compiled)."""
+    from .numba_cache import signature
+    from .numba_jobs import launches
 
-    from . import numba_gather, numba_keys, numba_select, numba_topk
-
-    found = []
-    for module in (numba_keys, numba_select, numba_topk, numba_gather):
-        for value in vars(module).values():
-            if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__:
-                found.append(value)
-    return found
+    return {job: [(kernel, signature(kernel, args)) for kernel, args in launches(job)]
+            for job in jobs}
 
 
-def _exercise() -> None:
-    from ..validation import ArrayMeta, gather_spec, topk_spec
-    from . import numba_driver as drv
+def _count(found: dict[str, list[tuple[Any, tuple]]]) -> tuple[int, int]:
+    """``(kernels, cached)``: distinct kernels (jobs share some), and how many are cached."""
+    from .numba_cache import has_signature
 
-    rng = np.random.default_rng(0)
-    for name in KERNEL_DTYPES:
-        x = rng.integers(0, 3, size=(40, 130)).astype(name)
-        for strategy in drv.STRATEGIES:
-            axis = 0 if strategy == "columns" else 1
-            spec = topk_spec("warmup", ArrayMeta(x.shape, x.dtype), 3, axis, True, True, None)
-            drv.topk(x, spec, strategy=strategy)
-        for width_name in (name, "complex128"):
-            data = x.astype(width_name) if width_name != name else x
-            for index_name in INDEX_DTYPES:
-                for dim, shape in ((1, (40, 7)), (0, (9, 130))):
-                    idx = rng.integers(0, x.shape[dim], size=shape).astype(index_name)
-                    spec = gather_spec("warmup", ArrayMeta(data.shape, data.dtype), dim,
-                                       ArrayMeta(idx.shape, idx.dtype))
-                    drv.gather(data, idx, spec)
+    unique = {pair for pairs in found.values() for pair in pairs}
+    return len(unique), sum(has_signature(kernel, sig) for kernel, sig in unique)
 
 
-def warmup() -> dict[str, Any]:
-    """Compile or load every kernel; returns what was done and how long it took.
+def cache_dir() -> str:
+    """The folder Numba keeps axisops' compiled kernels in."""
+    from . import numba_topk
+    from .numba_cache import cache_path
 
-    >>> from axisops.kernels.numba_warmup import warmup
-    >>> report = warmup()
-    >>> report["signatures"] > 0
+    return str(cache_path(numba_topk.topk_scan_rows))
+
+
+def cache_status(dtypes: Iterable[Any] | None = None) -> dict[str, Any]:
+    """How many of the kernels :func:`warmup` compiles are cached (nothing is compiled).
+
+    >>> status = cache_status(["uint8"])
+    >>> status["kernels"] == status["cached"] + status["not_cached"]
     True
     """
+    from .numba_jobs import jobs_for
+
+    total, cached = _count(_kernels(jobs_for(dtypes)))
+    return {"cache_dir": cache_dir(), "kernels": total, "cached": cached,
+            "not_cached": total - cached}
+
+
+def _compile_one(job: str) -> list[str]:
+    from .numba_compile import compile_jobs
+
+    return compile_jobs([job])
+
+
+def warmup(dtypes: Iterable[Any] | None = None, *, workers: int | None = None,
+           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Compile (or load) every kernel that serves ``dtypes`` (None: every type).
+
+    Jobs whose kernels are all cached already are skipped; the others run in
+    ``workers`` processes (default: one per CPU).  ``progress(done, total)`` is
+    called with kernel counts as they are ready.  Returns what was done.
+    """
+    from .numba_cache import has_signature
+    from .numba_jobs import jobs_for
+
     start = time.perf_counter()
-    _exercise()
-    hits = misses = signatures = 0
-    for dispatcher in _dispatchers():
-        signatures += len(dispatcher.signatures)
-        hits += sum(dispatcher.stats.cache_hits.values())
-        misses += sum(dispatcher.stats.cache_misses.values())
+    found = _kernels(jobs_for(dtypes))
+    total, before = _count(found)
+    todo = [job for job, pairs in found.items() if not all(has_signature(*p) for p in pairs)]
+    failed: list[str] = []
+    workers = max(1, min(workers or cpu_count(), len(todo) or 1))
+    if progress:
+        progress(before, total)
+    if todo:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_compile_one, job) for job in todo]
+            for future in as_completed(futures):
+                failed += future.result()
+                if progress:
+                    progress(_count(found)[1], total)
+    cached = _count(found)[1]
     return {
         "seconds": round(time.perf_counter() - start, 3),
-        "signatures": signatures,
-        "loaded_from_cache": hits,
-        "compiled": misses,
-        "cache_dir": str(cache_dir()),
+        "kernels": total,
+        "cached_before": before,
+        "compiled": cached - before,
+        "cached": cached,
+        "failed": failed,
+        "workers": workers if todo else 0,
+        "cache_dir": cache_dir(),
     }
 
 
-def cache_dir() -> Path:
-    """Where Numba keeps this package's compiled kernels."""
-    return Path(__file__).parent / "__pycache__"
-
-
-def cache_status() -> dict[str, Any]:
-    """How many compiled-kernel files are on disk (nothing is compiled)."""
-    folder = cache_dir()
-    entries = sorted(folder.glob("numba_*.nbc")) if folder.is_dir() else []
-    return {"cache_dir": str(folder), "cache_files": len(entries)}
