@@ -84,7 +84,7 @@ def cast_like(value, like):  # pragma: no cover - replaced by the overload in ji
     return type(like)(value)
 
 
-@overload(cast_like, inline="always")
+@overload(cast_like)
 def _cast_like(value, like):
     target = like
 
@@ -94,7 +94,7 @@ def _cast_like(value, like):
     return impl
 
 
-@njit(inline="always")
+@njit
 def _float_key(u, sign, absmask, nanbound, ones, zero):
     a = cast_like(u & absmask, sign)
     neg = cast_like(u & sign, sign) != zero
@@ -103,7 +103,7 @@ def _float_key(u, sign, absmask, nanbound, ones, zero):
     return ones if a > nanbound else k
 
 
-@njit(inline="always")
+@njit
 def order_key(u, kind, sign, absmask, nanbound, ones, flip):
     """The key of raw bits ``u`` (already XORed with ``flip``)."""
     zero = cast_like(0, sign)
@@ -118,7 +118,7 @@ def order_key(u, kind, sign, absmask, nanbound, ones, flip):
     return cast_like(k ^ flip, sign)
 
 
-@njit(inline="always")
+@njit
 def _fill_float(src, count, out, sign, absmask, nanbound, ones, flip):
     zero = cast_like(0, sign)
     for i in range(count):
@@ -126,13 +126,13 @@ def _fill_float(src, count, out, sign, absmask, nanbound, ones, flip):
         out[i] = cast_like(k ^ flip, sign)
 
 
-@njit(inline="always")
+@njit
 def _fill_xor(src, count, out, mask):
     for i in range(count):
         out[i] = cast_like(src[i] ^ mask, mask)
 
 
-@njit(inline="always")
+@njit
 def _fill_bool(src, count, out, sign, flip):
     zero = cast_like(0, sign)
     for i in range(count):
@@ -140,7 +140,7 @@ def _fill_bool(src, count, out, sign, flip):
         out[i] = cast_like(k ^ flip, sign)
 
 
-@njit(inline="always")
+@njit
 def _fill_from(src, count, out, kind, sign, absmask, nanbound, ones, flip):
     if kind == KIND_FLOAT:
         _fill_float(src, count, out, sign, absmask, nanbound, ones, flip)
@@ -152,7 +152,7 @@ def _fill_from(src, count, out, kind, sign, absmask, nanbound, ones, flip):
         _fill_xor(src, count, out, flip)
 
 
-@njit(inline="always")
+@njit
 def fill_keys(flat, base, stride, start, count, out, kind, sign, absmask, nanbound, ones, flip):
     """``out[i] = key(flat[base + (start + i) * stride])`` for ``i < count``.
 

@@ -235,21 +235,9 @@ def _write_row(flat, base, stride, ckeys, cidx, k, q, inner, out_vals, out_idx):
 
 @njit(inline="always")
 def _sort_candidates(ckeys, cidx, k, n):
-    """Sort the k selected pairs best first; keys of up to 32 bits are sorted as
-    one packed word each (``key << 32 | (2**32 - 1 - index)``), a plain sort."""
-    if k <= SORTED_K:
-        return  # select_best left them sorted
-    if ckeys.itemsize > 4 or n > 0xFFFFFFFF:
+    """Sort the k selected pairs best first (introsort: O(k log k) on any input)."""
+    if k > SORTED_K:  # below, select_best left them sorted
         sort_best(ckeys, cidx, k)
-        return
-    words = np.empty(k, np.uint64)
-    for j in range(k):
-        words[j] = (np.uint64(ckeys[j]) << np.uint64(32)) | (_LOW32 - np.uint64(cidx[j]))
-    words.sort()
-    for j in range(k):
-        w = words[k - 1 - j]
-        ckeys[j] = cast_like(w >> np.uint64(32), ckeys[0])
-        cidx[j] = np.int64(_LOW32 - (w & _LOW32))
 
 
 @njit(nogil=True, cache=True)
