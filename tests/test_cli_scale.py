@@ -235,7 +235,8 @@ def test_slab_boxes_visit_elements_in_c_order():
 
 @pytest.mark.parametrize("module", [
     "axisops.cli.boxes", "axisops.cli.ops_commands", "axisops.cli.progress",
-    "axisops.dask.candidates", "axisops.dask.tree", "axisops.dask.topk", "axisops.dask.gather",
+    "axisops.cli.files", "axisops.cli.positional", "axisops.cli.tempfiles",
+    "axisops.cli.signals", "axisops.dask.candidates", "axisops.dask.tree", "axisops.dask.topk", "axisops.dask.gather",
 ])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module),

@@ -51,7 +51,7 @@ def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
 
 
 def show_names(names: Iterable[str], first: int = 5) -> str:
-    """Names for a message: the first few, escaped, and how many in all.
+    r"""Names for a message: the first few, escaped, and how many in all.
 
     >>> show_names(["a", "b"])
     'a, b'
