@@ -186,7 +186,7 @@ def test_demo_never_opens_a_fifo_or_follows_a_foreign_file(tmp_path, capsys):
 # -- temporary files ------------------------------------------------------------------------
 
 def test_the_sweep_removes_only_dead_runs_files(tmp_path):
-    named = tempfiles._create_named(tmp_path, "out.npz", 0o600)  # locked while open
+    named = tempfiles.create_named(tmp_path, "out.npz", 0o600)  # locked while open
     dead = tmp_path / tempfiles.hidden_name("out.npz")
     dead.write_bytes(b"left by a killed run")
     (tmp_path / ".out.npz.part").write_bytes(b"not ours")
@@ -202,13 +202,13 @@ def test_named_temporaries_when_o_tmpfile_is_unavailable(x_file, tmp_path, monke
     path, x = x_file
     monkeypatch.setattr(tempfiles, "_unnamed_supported", lambda: False)
     seen = []
-    create = tempfiles._create_named
+    create = tempfiles.create_named
 
     def spy(*args):
         seen.append(create(*args))
         return seen[-1]
 
-    monkeypatch.setattr(tempfiles, "_create_named", spy)
+    monkeypatch.setattr(tempfiles, "create_named", spy)
     out = tmp_path / "o.npz"
     out.write_bytes(b"old")
     os.chmod(out, 0o640)
@@ -236,6 +236,28 @@ def test_a_filesystem_without_o_tmpfile_falls_back_to_names(x_file, tmp_path, mo
     temp.discard()
     run_topk(str(x_file[0]), 2, output=str(tmp_path / "o.npz"))
     assert _topk_ok(tmp_path / "o.npz", x_file[1]) and _names(tmp_path) == ["o.npz", "x.npy"]
+
+
+@POSIX
+def test_an_unnamed_file_that_cannot_be_linked_is_copied_into_place(x_file, tmp_path,
+                                                                  monkeypatch):
+    """Some systems refuse linkat of /proc/self/fd (no /proc access, odd filesystems)."""
+    if not hasattr(os, "O_TMPFILE"):
+        pytest.skip("no O_TMPFILE on this platform: nothing is ever linked")
+    import errno
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refuse)
+    path, x = x_file
+    out = tmp_path / "o.npz"
+    run_topk(str(path), 2, output=str(out))
+    out.write_bytes(b"old")
+    os.chmod(out, 0o666)  # kept exactly, not less the umask
+    run_topk(str(path), 2, output=str(out))
+    assert _topk_ok(out, x) and stat.S_IMODE(os.stat(out).st_mode) == 0o666
+    assert _names(tmp_path) == ["o.npz", "x.npy"]
 
 
 # -- other platforms: no preadv, pread, pwrite, fchmod or O_TMPFILE ---------------------------

@@ -267,6 +267,17 @@ def test_later_signals_are_ignored_and_the_message_tells_the_truth(default_sigte
         "axisops: error: stopped by SIGTERM; the output was already complete\n")
 
 
+def test_sigint_is_a_keyboard_interrupt_already_reported(capfd):
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with signals.exit_on_signals(), pytest.raises(KeyboardInterrupt) as stop:
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert isinstance(stop.value, signals.Interrupted) and stop.value.reported
+    assert capfd.readouterr().err == "axisops: error: stopped by SIGINT; no output written\n"
+
+
 @pytest.mark.parametrize("named", [False, True])
 def test_a_signal_just_after_a_temporary_file_is_created_leaves_nothing(
         tmp_path, monkeypatch, default_sigterm, named, capfd):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from . import signals, tempfiles
+from .positional import read_at, write_at
 
 __all__ = ["CLIError", "Output", "default_output", "file_kind", "one_line", "open_output",
            "output_target", "scratch_file", "show_names", "write_bytes"]
@@ -180,8 +181,29 @@ def _link_into_place(temp: tempfiles.TempFile, target: Path) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(hidden, dir_fd=folder)
             raise
+    except (FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise
+    except OSError:  # this system refuses to link an unnamed file: copy it to a name
+        _copy_into_place(temp, target)
     finally:
         os.close(folder)
+
+
+def _copy_into_place(temp: tempfiles.TempFile, target: Path) -> None:
+    """Copy an unnamed file to a named temporary one, and rename that over ``target``."""
+    mode = os.fstat(temp.fd).st_mode & 0o7777
+    copy = tempfiles.create_named(target.parent, target.name, mode)
+    try:
+        _set_mode(copy, mode)  # exactly the unnamed file's, not less the umask again
+        offset, buffer = 0, memoryview(bytearray(1 << 20))
+        while got := read_at(temp.fd, buffer, offset):
+            write_at(copy.fd, buffer[:got], offset)
+            offset += got
+        os.fsync(copy.fd)
+        os.replace(copy.directory / copy.name, target)
+        copy.name = None
+    finally:
+        copy.discard()
 
 
 def _set_mode(temp: tempfiles.TempFile, mode: int) -> None:

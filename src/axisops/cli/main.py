@@ -82,8 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args) or 0)
     except (CLIError, AxisOpsError) as exc:
         return _fail(str(exc))
-    except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+    except KeyboardInterrupt as exc:  # SIGINT: the job's handler may have said so already
+        return 130 if getattr(exc, "reported", False) else _fail("interrupted", 130)
     except MemoryError:
         return _fail("out of memory")
     except BrokenPipeError:

@@ -1,10 +1,12 @@
 """Termination signals that unwind the stack, so temporary files are removed.
 
 By default SIGTERM (and SIGHUP) kill Python without running ``finally``
-blocks or context managers.  Inside :func:`exit_on_signals`, SIGTERM, SIGHUP
-and SIGINT instead print one line and raise :class:`SystemExit` with the
-shell's status for a signal (128 + its number), so every temporary file is
-removed on the way out and nothing appears under the requested name.
+blocks or context managers.  Inside :func:`exit_on_signals`, SIGTERM and
+SIGHUP instead print one line and raise :class:`SystemExit` with the shell's
+status for a signal (128 + its number), and SIGINT prints the same line and
+raises :class:`Interrupted` (a ``KeyboardInterrupt``, exit status 130 from the
+command line), so every temporary file is removed on the way out and nothing
+appears under the requested name.
 
 Three rules make this hold whenever the signal arrives:
 
@@ -36,7 +38,13 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
-__all__ = ["critical", "exit_on_signals", "output_committed"]
+__all__ = ["Interrupted", "critical", "exit_on_signals", "output_committed"]
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT inside :func:`exit_on_signals`; its message is already on stderr."""
+
+    reported = True
 
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT")
                  if hasattr(signal, name))
@@ -66,6 +74,8 @@ def _fire(signum: int) -> None:
     # os.write, not print: the signal may have interrupted a write to sys.stderr.
     with contextlib.suppress(OSError):
         os.write(2, f"axisops: error: stopped by {name}; {outcome}\n".encode())
+    if signum == getattr(signal, "SIGINT", None):
+        raise Interrupted
     raise SystemExit(128 + signum)
 
 
@@ -86,7 +96,11 @@ def _takes_over(signum: int) -> bool:
 
 @contextlib.contextmanager
 def exit_on_signals() -> Iterator[None]:
-    """Within the block, SIGTERM, SIGHUP and SIGINT raise ``SystemExit(128 + signum)``.
+    """Within the block, termination signals print one line and unwind the stack.
+
+    SIGTERM and SIGHUP raise ``SystemExit(128 + signum)``, SIGINT
+    :class:`Interrupted`.  Only signals left at their default action are
+    taken over.
 
     Outside the main thread (where Python cannot install handlers) it does nothing.
     """

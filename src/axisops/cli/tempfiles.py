@@ -35,7 +35,7 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["TempFile", "create", "hidden_name", "sweep"]
+__all__ = ["PATTERN", "TempFile", "create", "create_named", "hidden_name", "sweep"]
 
 #: Names of the temporary files of every axisops run.
 PATTERN = re.compile(r"\..*\.axisops-\d+-[0-9a-z]{8}\.part", re.DOTALL)
@@ -121,7 +121,7 @@ def _create_unnamed(directory: Path, mode: int) -> int | None:
         raise
 
 
-def _create_named(directory: Path, label: str, mode: int) -> TempFile:
+def create_named(directory: Path, label: str, mode: int) -> TempFile:
     """A new file of the pattern, locked, still under its name once locked."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | _BINARY | getattr(os, "O_NOFOLLOW", 0)
     while True:
@@ -155,7 +155,7 @@ def create(directory: Path, label: str, mode: int) -> TempFile:
         if fd is not None:
             _lock(fd)  # so the hidden name it may be given is never swept
             return TempFile(fd, directory, None)
-    return _create_named(directory, label, mode)
+    return create_named(directory, label, mode)
 
 
 def _stale(path: Path) -> bool:
