@@ -2,7 +2,8 @@
 
 ``axisops topk``, ``axisops gather`` and ``axisops demo`` all go through these,
 so the demo exercises exactly the code a user's command runs.  Each returns the
-record printed as the command's one JSON line.
+record the command prints as its one JSON line (through ``announce``, just
+before the output is put in place).
 
 Inputs are streamed in chunks of ``chunk_bytes`` (see :mod:`axisops.cli.stream`),
 so files larger than memory work; ``scheduler`` runs the same job on a Dask
@@ -64,7 +65,13 @@ def _bars(mode: bool | None, desc: str) -> Callable[..., Any]:
 
 
 def _record(command: str, start: float, **fields: Any) -> dict[str, Any]:
-    return {"command": command, **fields, "seconds": round(time.perf_counter() - start, 6)}
+    """The JSON record: ``fields`` in order, with ``seconds`` after the backends."""
+    record: dict[str, Any] = {"command": command}
+    for name, value in fields.items():
+        record[name] = value
+        if name == "block_backend":
+            record["seconds"] = round(time.perf_counter() - start, 6)
+    return record
 
 
 def _announcer(announce: Announce | None, record: dict[str, Any]) -> Callable[[], None] | None:
