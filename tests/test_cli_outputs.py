@@ -88,7 +88,8 @@ def test_an_existing_output_keeps_its_mode_and_a_new_one_follows_the_umask(x_fil
     run_topk(str(path), 2, output=str(out))
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o600 and _topk_ok(out, x)
     proc = subprocess.run([sys.executable, "-m", "axisops", "topk", str(path), "-k", "2",
-                           "-o", str(tmp_path / "new.npz")], capture_output=True, text=True,
+                           "--backend", "numpy", "-o", str(tmp_path / "new.npz")],
+                          capture_output=True, text=True,
                           env=_env(), timeout=120, umask=0o027)
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(os.stat(tmp_path / "new.npz").st_mode) == 0o640
@@ -143,7 +144,7 @@ def test_stdout_that_cannot_take_the_result_leaves_no_output(x_file, tmp_path):
     path, _ = x_file
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "axisops", "topk", str(path), "-k", "2",
-                               "-o", str(tmp_path / "o.npz")], stdout=full,
+                               "--backend", "numpy", "-o", str(tmp_path / "o.npz")], stdout=full,
                               stderr=subprocess.PIPE, text=True, env=_env(), timeout=120)
     assert proc.returncode == 1
     assert proc.stderr == ("axisops: error: stdout: cannot print the result (No space left "
