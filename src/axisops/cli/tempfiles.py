@@ -9,7 +9,8 @@ Elsewhere, or on a filesystem without ``O_TMPFILE``, a temporary file has a
 recognisable name, ``.LABEL.axisops-PID-XXXXXXXX.part``, and its owner holds
 an exclusive ``flock`` on it while alive.  Every run first *sweeps* the
 folder it writes to: a file of that pattern, owned by this user, that nobody
-holds locked, is left over from a process that died, and is removed.
+holds locked, is left over from a process that died, and is removed (on a
+filesystem without locks nothing can be told apart, so nothing is removed).
 Without ``fcntl`` (Windows) a file another process has open cannot be
 removed, which is the same test.
 
@@ -47,14 +48,20 @@ _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT,
                getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
+#: Characters of the label kept in a name (a file name has at most 255 bytes).
+LABEL_CHARS = 64
+
+
 def hidden_name(label: str) -> str:
-    """A fresh name in the temporary files' pattern.
+    """A fresh name in the temporary files' pattern (``label`` is for people, and cut).
 
     >>> bool(PATTERN.fullmatch(hidden_name("out.npz")))
     True
+    >>> len(hidden_name("x" * 300)) < 100
+    True
     """
     token = "".join(secrets.choice("0123456789abcdefghijklmnopqrstuvwxyz") for _ in range(8))
-    return f".{label}.axisops-{os.getpid()}-{token}.part"
+    return f".{label[:LABEL_CHARS]}.axisops-{os.getpid()}-{token}.part"
 
 
 def _lock(fd: int) -> bool:
