@@ -143,7 +143,7 @@ def _no_outputs(folder):
     (["-k", "2", "--index-dtype", "float32"], "index_dtype=float32 is not an integer type"),
     (["-k", "2", "--index-dtype", "int3"], "index_dtype='int3' is not a dtype"),
     (["-k", "2", "--backend", "nope"], "backend='nope' is not a backend"),
-    (["-k", "2", "--key", "a"], "a key applies to .npz archives only"),
+    (["-k", "2", "--key", "a"], "--key applies to .npz archives only"),
 ])
 def test_bad_values_exit_1_and_write_nothing(data, args, needle):
     folder, _ = data

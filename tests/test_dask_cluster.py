@@ -180,7 +180,59 @@ def test_cli_errors_on_the_cluster_write_nothing(client, tmp_path, capsys):
         err = capsys.readouterr().err
         assert status == 1 and needle in err and len(err.strip().splitlines()) == 1
     status = main(["topk", str(tmp_path / "x.npy"), "-k", "1", "--scheduler",
-                   client.scheduler.address, "--backend", "numpy", "-o", str(tmp_path / "o.npz")])
-    err = capsys.readouterr().err
-    assert status == 1 and "backend='numpy' does not take dask.array.core.Array inputs" in err
+                   client.scheduler.address, "--backend", "torch", "-o", str(tmp_path / "o.npz")])
+    err = capsys.readouterr().err  # --backend names what runs the blocks: a NumPy backend
+    assert status == 1 and "backend='torch' does not take numpy.ndarray inputs" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["i.npy", "x.npy"]
+
+
+def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path, capsys):
+    """Every block's call on the workers selects the --backend given (a spy on each worker)."""
+    def spy(on):
+        import axisops.registry as registry
+
+        if on and not hasattr(registry, "spied_select"):
+            registry.spied_select, registry.seen = registry.select, []
+
+            def select(func, x, backend=None):
+                chosen = registry.spied_select(func, x, backend)
+                registry.seen.append(chosen.name)
+                return chosen
+
+            registry.select = select
+        elif not on and hasattr(registry, "spied_select"):
+            registry.select = registry.spied_select
+            del registry.spied_select
+        seen, registry.seen = getattr(registry, "seen", []), []
+        return seen
+
+    x = _tie_heavy("float64", (20, 33), 11)
+    index = np.random.default_rng(12).integers(-33, 33, size=(20, 15))
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "i.npy", index)
+    address = client.scheduler.address
+    default = axisops.registry.select("topk", x).name
+    forced = "numpy" if default != "numpy" else "numba"
+    client.run(spy, True)
+    try:
+        for backend, want in ((forced, {forced}), (None, {default})):
+            extra = [] if backend is None else ["--backend", backend]
+            assert main(["topk", str(tmp_path / "x.npy"), "-k", "6", "--axis", "0",
+                         "--chunk-bytes", "400", "--scheduler", address, *extra,
+                         "-o", str(tmp_path / "t.npz")]) == 0
+            record = json.loads(capsys.readouterr().out)
+            assert record["backend"] == "dask" and record["block_backend"] == backend
+            assert main(["gather", str(tmp_path / "x.npy"), str(tmp_path / "i.npy"), "--dim",
+                         "1", "--chunk-bytes", "400", "--scheduler", address, *extra,
+                         "-o", str(tmp_path / "g.npy")]) == 0
+            capsys.readouterr()
+            seen = [name for names in client.run(spy, True).values() for name in names]
+            assert len(seen) > 4 and set(seen) == want, seen
+            with np.load(tmp_path / "t.npz") as z:
+                want_topk = axisops.topk(x, 6, 0, backend="numpy")
+                assert_same_bits(z["values"], want_topk.values)
+                assert_same_bits(z["indices"], want_topk.indices)
+            assert_same_bits(np.load(tmp_path / "g.npy"),
+                             axisops.gather(x, 1, index, backend="numpy"))
+    finally:
+        client.run(spy, False)

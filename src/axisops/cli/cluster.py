@@ -6,6 +6,10 @@ the workers must see the files where the client does.  The work is the
 ``"dask"`` backend's graph (:func:`axisops.topk` / :func:`axisops.gather` on the
 dask array); the result comes back to the client block by block, and the
 client writes the output, so memory on the client stays bounded too.
+
+``--backend`` names the backend the workers run on their NumPy blocks (the
+graph builders of :mod:`axisops.dask` pass it to every block's call); without
+it, each worker uses its own default.
 """
 
 from __future__ import annotations
@@ -18,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import gather, topk
-from ..validation import GatherSpec, TopKSpec
+from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
 from .boxes import Box
 from .files import CLIError
 from .outputs import NpyWriter
@@ -134,12 +137,15 @@ def cluster_topk(client: Any, source: Source, spec: TopKSpec, chunk_bytes: int,
                  values: NpyWriter, indices: NpyWriter, progress: Any,
                  backend: str | None = None) -> int:
     """Top-k of ``source`` on the cluster; writes values and indices; the number of blocks."""
+    from ..dask.topk import topk
+
     layout, plan = topk_plan(source, spec, chunk_bytes)
     x = _as_dask(source, layout.reverse, plan.extent)
-    result = topk(x, spec.k, layout.axis, largest=spec.largest, index_dtype=spec.index_dtype,
-                  backend=backend)
+    request = topk_spec("topk", ArrayMeta(x.shape, x.dtype), spec.k, layout.axis,
+                        spec.largest, True, spec.index_dtype)
+    result = topk(x, request, block_backend=backend)
     with progress(block_count(list(result))) as bar:
-        _write_blocks(client, [(result.values, values), (result.indices, indices)], bar)
+        _write_blocks(client, [(result[0], values), (result[1], indices)], bar)
     return math.prod(x.numblocks)
 
 
@@ -153,7 +159,11 @@ def cluster_gather(client: Any, x: Source, index: Source, spec: GatherSpec, chun
                                                        plan.extent[layout.axis]
                                                        * x.dtype.itemsize))
     data = _as_dask(x, layout.reverse, tuple(x_chunks))
-    result = gather(data, layout.axis, idx, backend=backend)
+    from ..dask.gather import gather
+
+    request = gather_spec("gather", ArrayMeta(data.shape, data.dtype), layout.axis,
+                          ArrayMeta(idx.shape, idx.dtype))
+    result = gather(data, idx, request, block_backend=backend)
     with progress(block_count([result])) as bar:
         _write_blocks(client, [(result, out)], bar)
     return math.prod(idx.numblocks)

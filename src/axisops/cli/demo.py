@@ -4,16 +4,28 @@ It writes small sample ``.npy`` files, runs :func:`~axisops.cli.jobs.run_topk`
 and :func:`~axisops.cli.jobs.run_gather` on them (the code ``axisops topk`` and
 ``axisops gather`` run), reads the outputs back and compares them with the
 results printed on the DirectML TOP_K1 and aclnnGather pages.
+
+The demo never overwrites a file it did not write.  Before writing anything,
+it checks every name it will use in ``--dir``: a file already there must be
+one the demo writes there, which it recognises by its content (a regular
+file holding exactly the arrays the demo puts under that name: same names,
+dtypes, shapes and values).  Anything else (a user's ``x.npy``, a FIFO, an
+unreadable file) stops the demo with one line, and nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import stat
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .files import CLIError, write_bytes
 from .jobs import run_gather, run_topk
 
 __all__ = ["SEED_GATHER", "SEED_TOPK", "register", "run_demo"]
@@ -54,13 +66,59 @@ def _show(label: str, array: np.ndarray) -> str:
     return f"  {label}: {' '.join(text.split())}"
 
 
+def _samples() -> dict[str, np.ndarray]:
+    return {"x.npy": np.array(_X, np.float32), "y.npy": np.array(_Y, np.float32),
+            "g.npy": np.array(_G, np.int64), "g_index.npy": np.array(_GI, np.int64)}
+
+
+def _files() -> dict[str, dict[str, np.ndarray]]:
+    """Every file the demo writes, and the arrays it holds (by member name)."""
+    files = {name: {"": array} for name, array in _samples().items()}
+    for n, (*_, want_v, want_i) in enumerate(SEED_TOPK, 1):
+        files[f"topk{n}.npz"] = {"values": np.array(want_v, np.float32),
+                                 "indices": np.array(want_i, np.int64)}
+    for n, (*_, want) in enumerate(SEED_GATHER, 1):
+        files[f"gather{n}.npy"] = {"": np.array(want, np.int64)}
+    return files
+
+
+def _holds(path: Path, arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the regular file ``path`` holds exactly ``arrays`` ("" for a .npy)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # never open a FIFO or a device
+            return False
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.lib.npyio.NpzFile):
+            with loaded:
+                found = {name: loaded[name] for name in loaded.files}
+        else:
+            found = {"": loaded}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return False
+    return found.keys() == arrays.keys() and all(
+        found[k].dtype == v.dtype and np.array_equal(found[k], v) for k, v in arrays.items()
+    )
+
+
+def _check_folder(folder: Path) -> None:
+    """Refuse a folder holding a file under one of the demo's names that is not the demo's."""
+    if folder.exists() and not folder.is_dir():
+        raise CLIError(f"demo --dir {folder}: is not a directory")
+    for name, arrays in _files().items():
+        path = folder / name
+        if os.path.lexists(path) and not _holds(path, arrays):
+            raise CLIError(f"demo --dir {folder}: {name} is there and is not a file the demo "
+                           f"wrote; nothing was written (choose another --dir or move it)")
+
+
 def run_demo(folder: Path) -> int:
     """Write the samples under ``folder``, run them, print; 0 when all match."""
+    _check_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    np.save(folder / "x.npy", np.array(_X, np.float32))
-    np.save(folder / "y.npy", np.array(_Y, np.float32))
-    np.save(folder / "g.npy", np.array(_G, np.int64))
-    np.save(folder / "g_index.npy", np.array(_GI, np.int64))
+    for name, array in _samples().items():
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        write_bytes(str(folder / name), buffer.getvalue())
     failures = 0
     for n, (title, data, k, axis, largest, want_v, want_i) in enumerate(SEED_TOPK, 1):
         src = str(folder / ("x.npy" if data is _X else "y.npy"))

@@ -1,24 +1,76 @@
-"""The command line's errors and outputs.
+"""The command line's errors, and its outputs: checked first, committed last.
 
-Inputs are opened by :mod:`axisops.cli.sources`.  Outputs are written to a
-temporary name beside the target and renamed into place only once complete,
-so a failed or interrupted run never leaves a file under the requested name.
+An output is written to a temporary file beside its target (see
+:mod:`axisops.cli.tempfiles`) and put in place only once complete, by
+:meth:`Output.commit`, so a failed or interrupted run never leaves a file
+under the requested name, and never replaces what it should not:
+
+- ``-o`` through a symbolic link writes the link's target; the link stays.
+- An existing output must be a regular file; devices, FIFOs and sockets are
+  refused (``-o /dev/null`` is an error, and the device node is untouched).
+- An existing output keeps its permission bits (a 0600 file stays 0600); a
+  new one gets 0666 less the umask, applied by the kernel at creation.
+- An output that is one of the inputs (the same file, through a link or not)
+  is refused before any work starts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Iterator
+import stat
+import unicodedata
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["CLIError", "atomic_output", "default_output"]
+from . import signals, tempfiles
+from .positional import read_at, write_at
+
+__all__ = ["CLIError", "Output", "default_output", "file_kind", "one_line", "open_output",
+           "output_target", "scratch_file", "show_names", "write_bytes"]
+
+#: Messages longer than this are cut (a file name can be 4096 bytes).
+MAX_MESSAGE = 1000
 
 
 class CLIError(Exception):
     """A problem with the command's inputs: reported on one line, exit status 1."""
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    r"""``text`` with control characters escaped, cut to about ``limit`` characters.
+
+    >>> one_line("two\nlines")
+    'two\\nlines'
+    """
+    out = "".join(repr(c)[1:-1] if unicodedata.category(c).startswith("C") else c
+                  for c in text[: limit + 1])
+    return out if len(out) <= limit else out[: limit - 3] + "..."
+
+
+def show_names(names: Iterable[str], first: int = 5) -> str:
+    r"""Names for a message: the first few, escaped, and how many in all.
+
+    >>> show_names(["a", "b"])
+    'a, b'
+    >>> show_names([f"m{i}" for i in range(9)], first=3)
+    'm0, m1, m2, ... (9 in all)'
+    >>> show_names(["new\nline"])
+    "'new\\nline'"
+    """
+    names = list(names)
+    if not names:
+        return "none"
+
+    def show(name: str) -> str:
+        plain = name.isprintable() and name == name.strip() and "," not in name and name
+        return name[:80] if plain else repr(name[:80])
+
+    shown = ", ".join(show(n) for n in names[:first])
+    return shown if len(names) <= first else f"{shown}, ... ({len(names)} in all)"
 
 
 def default_output(input_path: str, suffix: str) -> str:
@@ -27,29 +79,170 @@ def default_output(input_path: str, suffix: str) -> str:
     return str(p.with_name(p.stem + suffix))
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+_KINDS = [(stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISSOCK, "a socket")]
 
 
-@contextlib.contextmanager
-def atomic_output(path: str) -> Iterator[IO[bytes]]:
-    """A binary file that appears at ``path`` only if the block completes."""
-    target = Path(path)
-    if target.is_dir():
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words.
+
+    >>> file_kind(stat.S_IFIFO)
+    'a FIFO'
+    """
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
+
+
+def output_target(path: str, inputs: Iterable[tuple[str, str]] = ()) -> Path:
+    """Where ``-o path`` writes (a symbolic link's target), after every check.
+
+    ``inputs`` are ``(what, path)`` pairs, such as ``("INPUT", "x.npy")``.
+    Raises :class:`CLIError` when the target is not a regular file, when its
+    folder does not exist, or when it is one of the inputs.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise CLIError(f"output {path}: {exc.strerror}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
         raise CLIError(f"output {path}: is a directory")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise CLIError(f"output {path}: is {file_kind(info.st_mode)}; axisops writes "
+                       f"only regular files (choose a file name)")
     if not target.parent.is_dir():
         raise CLIError(f"output {path}: directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    if info is not None:
+        for what, source in inputs:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(target, source):
+                    raise CLIError(f"output {path}: is {what} {source} itself "
+                                   f"(choose another -o; the input is left as it is)")
+    return target
+
+
+@dataclass
+class Output:
+    """A temporary file that :meth:`commit` puts in place at ``target``."""
+
+    target: Path
+    temp: tempfiles.TempFile
+    committed: bool = False
+
+    @property
+    def handle(self) -> IO[bytes]:
+        """The file to write."""
+        return self.temp.open()
+
+    def commit(self, announce: Callable[[], None] | None = None) -> None:
+        """Flush, call ``announce`` (print the result), then put the file in place.
+
+        ``announce`` and the renaming run as one
+        :func:`~axisops.cli.signals.critical` section: a signal arriving
+        meanwhile is acted on after, when the output is complete; if
+        ``announce`` raises, nothing is put in place.
+        """
+        self.handle.flush()
+        os.fsync(self.temp.fd)
+        with signals.critical():
+            if announce is not None:
+                announce()
+            if self.temp.unnamed:
+                _link_into_place(self.temp, self.target)
+            else:
+                os.replace(self.temp.directory / self.temp.name, self.target)
+                self.temp.name = None
+            self.committed = True
+            signals.output_committed()
+
+
+def _link_into_place(temp: tempfiles.TempFile, target: Path) -> None:
+    """Give an unnamed file the name ``target``, replacing a file there atomically.
+
+    A link cannot replace a file, so an existing target is replaced by way of
+    a fresh hidden name, renamed over it at once (the caller holds signals).
+    """
+    source = f"/proc/self/fd/{temp.fd}"
+    folder = os.open(target.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if not os.path.lexists(target):
+            try:
+                os.link(source, target.name, dst_dir_fd=folder)  # dir fd: linkat FOLLOW
+                return
+            except FileExistsError:
+                pass
+        hidden = tempfiles.hidden_name(target.name)
+        os.link(source, hidden, dst_dir_fd=folder)
+        try:
+            os.replace(hidden, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(hidden, dir_fd=folder)
+            raise
+    except (FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise
+    except OSError:  # this system refuses to link an unnamed file: copy it to a name
+        _copy_into_place(temp, target)
+    finally:
+        os.close(folder)
+
+
+def _copy_into_place(temp: tempfiles.TempFile, target: Path) -> None:
+    """Copy an unnamed file to a named temporary one, and rename that over ``target``."""
+    mode = os.fstat(temp.fd).st_mode & 0o7777
+    copy = tempfiles.create_named(target.parent, target.name, mode)
+    try:
+        _set_mode(copy, mode)  # exactly the unnamed file's, not less the umask again
+        offset, buffer = 0, memoryview(bytearray(1 << 20))
+        while got := read_at(temp.fd, buffer, offset):
+            write_at(copy.fd, buffer[:got], offset)
+            offset += got
+        os.fsync(copy.fd)
+        os.replace(copy.directory / copy.name, target)
+        copy.name = None
+    finally:
+        copy.discard()
+
+
+def _set_mode(temp: tempfiles.TempFile, mode: int) -> None:
+    if hasattr(os, "fchmod"):
+        os.fchmod(temp.fd, mode)
+    elif temp.name is not None:
+        os.chmod(temp.directory / temp.name, mode)
+
+
+def open_output(stack: ExitStack, target: Path) -> Output:
+    """A temporary file for ``target`` (from :func:`output_target`), removed by ``stack``.
+
+    Temporary files dead runs left in the target's folder are swept first.
+    """
+    tempfiles.sweep(target.parent)
+    try:
+        existing = os.stat(target).st_mode & 0o7777
+    except OSError:
+        existing = None
+    with signals.critical():
+        temp = tempfiles.create(target.parent, target.name, 0o666)
+        stack.callback(temp.discard)
+        temp.open()
+    if existing is not None:
+        _set_mode(temp, existing)
+    return Output(target, temp)
+
+
+def scratch_file(stack: ExitStack, folder: Path, label: str) -> IO[bytes]:
+    """A private temporary file in ``folder`` for intermediate data, removed by ``stack``."""
+    with signals.critical():
+        temp = tempfiles.create(folder, label, 0o600)
+        stack.callback(temp.discard)
+        return temp.open()
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` the way outputs are written (complete or not at all)."""
+    with ExitStack() as stack:
+        out = open_output(stack, output_target(path))
+        out.handle.write(data)
+        out.commit()

@@ -3,15 +3,21 @@
 Each sub-command lives in its own module of this package with a
 ``register(subparsers)`` function that adds its parser and sets ``run``; the
 ``run`` function returns the exit status.  Usage errors exit 2 (argparse);
-bad data exits 1 with one line on stderr; no traceback is ever shown unless
-``AXISOPS_DEBUG=1`` is set.
+bad data exits 1 with one line on stderr (control characters escaped, long
+messages cut); no traceback is ever shown unless ``AXISOPS_DEBUG=1`` is set.
+
+A job's JSON line is printed just before its output is put in place: if
+stdout cannot take it (a closed pipe, a full disk), the command exits 1 and
+writes no output.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -19,7 +25,7 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import AxisOpsError
-from .files import CLIError
+from .files import CLIError, one_line
 
 __all__ = ["build_parser", "emit", "main"]
 
@@ -39,30 +45,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush cannot fail too."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
 def emit(record: dict[str, Any]) -> None:
-    """Print a job's record as the command's one JSON line on stdout."""
-    print(json.dumps(record, sort_keys=False), flush=True)
+    """Print a job's record as the command's one JSON line on stdout.
+
+    Raises :class:`CLIError` when stdout cannot take it.
+    """
+    try:
+        print(json.dumps(record, sort_keys=False), flush=True)
+    except OSError as exc:
+        _silence_stdout()
+        raise CLIError(f"stdout: cannot print the result ({exc.strerror or exc}); "
+                       f"no output written") from None
 
 
 def _fail(message: str, status: int = 1) -> int:
-    print(f"axisops: error: {message}", file=sys.stderr, flush=True)
+    with contextlib.suppress(OSError, ValueError):
+        print(f"axisops: error: {one_line(message)}", file=sys.stderr, flush=True)
     return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if not os.environ.get("AXISOPS_DEBUG"):
+        # zarr's event loop logs abandoned tasks after a read fails: not one line.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
         return int(args.run(args) or 0)
     except (CLIError, AxisOpsError) as exc:
         return _fail(str(exc))
-    except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+    except KeyboardInterrupt as exc:  # SIGINT: the job's handler may have said so already
+        return 130 if getattr(exc, "reported", False) else _fail("interrupted", 130)
     except MemoryError:
         return _fail("out of memory")
     except BrokenPipeError:
-        sys.stderr.close()
-        return 1
+        _silence_stdout()
+        return _fail("stdout: the reader went away")
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         return _fail(f"{where}{exc.strerror or exc}")

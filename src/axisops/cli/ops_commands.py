@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from fractions import Fraction
 
 from .jobs import run_gather, run_topk
 from .main import emit
@@ -11,21 +12,27 @@ from .stream import DEFAULT_CHUNK_BYTES
 
 __all__ = ["parse_size", "register"]
 
-_UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4,
-          "ki": 1024, "mi": 1024**2, "gi": 1024**3, "ti": 1024**4}
+_UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4, "p": 1000**5,
+          "ki": 1024, "mi": 1024**2, "gi": 1024**3, "ti": 1024**4, "pi": 1024**5}
+
+#: The largest size accepted (8 EiB - 1: what a file offset can hold).
+MAX_SIZE = 2**63 - 1
 
 
 def parse_size(text: str) -> int:
     """A byte count such as ``67108864``, ``64MiB``, ``64M`` or ``1.5GB`` (M = 10**6).
 
-    >>> parse_size("64MiB"), parse_size("2k"), parse_size("4096")
-    (67108864, 2000, 4096)
+    >>> parse_size("64MiB"), parse_size("2k"), parse_size("4096"), parse_size("1.5k")
+    (67108864, 2000, 4096, 1500)
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]i?)?b?\s*", text, re.IGNORECASE)
-    value = float(match.group(1)) * _UNITS[(match.group(2) or "").lower()] if match else 0
-    if value < 1:
+    match = re.fullmatch(r"\s*(\d{1,30}(?:\.\d{1,30})?)\s*([kmgtp]i?)?b?\s*", text,
+                         re.IGNORECASE)
+    value = Fraction(match.group(1)) * _UNITS[(match.group(2) or "").lower()] if match else 0
+    if not 1 <= value <= MAX_SIZE:
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a size (need a positive number of bytes, e.g. 67108864 or 64MiB)"
+            f"{shown!r} is not a size (need a number of bytes from 1 to {MAX_SIZE}, "
+            f"e.g. 67108864 or 64MiB)"
         )
     return int(value)
 
@@ -50,7 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--unsorted", action="store_true", help="allow the k elements in any order")
     p.add_argument("--index-dtype", metavar="T", help="integer dtype of indices (default int64)")
     p.add_argument("--key", metavar="NAME", help="array name in an .npz or zarr group INPUT")
-    p.add_argument("--backend", metavar="NAME", help="force a backend (see axisops info)")
+    p.add_argument("--backend", metavar="NAME",
+                   help="force a backend (see axisops info); with --scheduler, the one the "
+                        "workers run on their blocks")
     p.add_argument("-o", "--output", metavar="OUT.npz",
                    help="output archive (default: INPUT's stem + .topk.npz)")
     _scale_options(p)
@@ -62,7 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--dim", type=int, required=True, help="dimension to gather along")
     g.add_argument("--key", metavar="NAME", help="array name in an .npz or zarr group INPUT")
     g.add_argument("--index-key", metavar="NAME", help="array name in an .npz or zarr group INDEX")
-    g.add_argument("--backend", metavar="NAME", help="force a backend (see axisops info)")
+    g.add_argument("--backend", metavar="NAME",
+                   help="force a backend (see axisops info); with --scheduler, the one the "
+                        "workers run on their blocks")
     g.add_argument("-o", "--output", metavar="OUT.npy",
                    help="output file (default: INPUT's stem + .gather.npy)")
     _scale_options(g)
@@ -70,18 +81,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _topk(args: argparse.Namespace) -> int:
-    emit(run_topk(
+    run_topk(
         args.input, args.k, axis=args.axis, largest=not args.smallest, sorted=not args.unsorted,
         index_dtype=args.index_dtype, key=args.key, output=args.output, backend=args.backend,
         chunk_bytes=args.chunk_bytes, scheduler=args.scheduler, progress=args.progress,
-    ))
+        announce=emit,
+    )
     return 0
 
 
 def _gather(args: argparse.Namespace) -> int:
-    emit(run_gather(
+    run_gather(
         args.input, args.index, args.dim, key=args.key, index_key=args.index_key,
         output=args.output, backend=args.backend, chunk_bytes=args.chunk_bytes,
-        scheduler=args.scheduler, progress=args.progress,
-    ))
+        scheduler=args.scheduler, progress=args.progress, announce=emit,
+    )
     return 0

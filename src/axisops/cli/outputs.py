@@ -1,31 +1,28 @@
 """Writing results box by box: ``.npy`` files and ``.npz`` archives of them.
 
 An output is a ``.npy`` file whose header is written first and whose data is
-filled with positioned writes (``os.pwrite``) as boxes of the result arrive,
-in any order; nothing is mapped, so written pages never count as the
-process's resident memory.  A ``.npz`` result is packed from such files.
-Everything is written under temporary names (see
-:func:`axisops.cli.files.atomic_output`), so a failed or interrupted run
-leaves no file under the requested name.
+filled with positioned writes (:func:`axisops.cli.positional.write_at`) as
+boxes of the result arrive, in any order; nothing is mapped, so written pages
+never count as the process's resident memory.  A ``.npz`` result is packed
+from such files (scratch files, :func:`axisops.cli.files.scratch_file`).
+Everything is written to temporary files (see :mod:`axisops.cli.files`), so a
+failed or interrupted run leaves no file under the requested name.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import shutil
-import tempfile
 import zipfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import IO
 
 import numpy as np
 
 from .boxes import Box, contiguous_runs
+from .positional import write_at
 
-__all__ = ["NpyWriter", "pack_npz", "scratch_files"]
+__all__ = ["NpyWriter", "pack_npz"]
 
 
 def _write_header(handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype,
@@ -69,30 +66,7 @@ class NpyWriter:
         size = self.dtype.itemsize
         span = length * size
         for i, start in enumerate(offsets.tolist()):
-            piece, where = raw[i * span : (i + 1) * span], self.offset + start * size
-            while piece:
-                written = os.pwrite(self.fd, piece, where)
-                piece, where = piece[written:], where + written
-
-
-@contextlib.contextmanager
-def scratch_files(target: str, names: list[str]) -> Iterator[dict[str, IO[bytes]]]:
-    """Temporary files beside ``target``, one per name, removed when the block ends."""
-    handles: dict[str, IO[bytes]] = {}
-    paths: list[str] = []
-    try:
-        for name in names:
-            fd, path = tempfile.mkstemp(prefix=f".{Path(target).name}.{name}.", suffix=".part",
-                                        dir=Path(target).parent)
-            paths.append(path)
-            handles[name] = os.fdopen(fd, "w+b")
-        yield handles
-    finally:
-        for handle in handles.values():
-            handle.close()
-        for path in paths:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+            write_at(self.fd, raw[i * span : (i + 1) * span], self.offset + start * size)
 
 
 def pack_npz(handle: IO[bytes], members: dict[str, IO[bytes]]) -> None:

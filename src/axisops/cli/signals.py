@@ -1,49 +1,158 @@
-"""Termination signals that unwind the stack, so temporary outputs are removed.
+"""Termination signals that unwind the stack, so temporary files are removed.
 
 By default SIGTERM (and SIGHUP) kill Python without running ``finally``
-blocks or context managers, which would leave a half-written temporary file
-behind.  Inside :func:`exit_on_signals` they raise :class:`SystemExit` with the
-shell's status for a signal (128 + its number) instead, so
-:func:`axisops.cli.files.atomic_output` removes its temporary file and nothing
-appears under the requested name.  SIGINT already raises KeyboardInterrupt.
+blocks or context managers.  Inside :func:`exit_on_signals`, SIGTERM and
+SIGHUP instead print one line and raise :class:`SystemExit` with the shell's
+status for a signal (128 + its number), and SIGINT prints the same line and
+raises :class:`Interrupted` (a ``KeyboardInterrupt``, exit status 130 from the
+command line), so every temporary file is removed on the way out and nothing
+appears under the requested name.
+
+Three rules make this hold whenever the signal arrives:
+
+- **Once.** The first signal prints the message and raises; later ones
+  (a second Ctrl-C, a supervisor's repeated SIGTERM) are ignored, so the
+  cleanup they would interrupt runs to the end and the message appears once.
+- **Not in a critical section.** :func:`critical` marks code that must not be
+  cut in two: creating a temporary file and registering its removal, or
+  printing the result and renaming the output into place.  A signal that
+  arrives inside is held (``signal.pthread_sigmask`` blocks it for this
+  thread) and acted on when the section ends.  The mask alone is not enough:
+  the kernel may hand a process-directed signal to another thread (tqdm's
+  monitor, a kernel pool), whose C handler flags it for the main thread; so
+  the Python handler also defers while a section is open.
+- **Truthful.** The message says whether the output had already been put in
+  place (:func:`output_committed`).
+
+SIGKILL cannot be caught; :mod:`axisops.cli.tempfiles` makes sure it leaves
+nothing behind either.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
+from typing import Any
 
-__all__ = ["exit_on_signals"]
-
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+__all__ = ["Interrupted", "critical", "exit_on_signals", "output_committed"]
 
 
-def _raise_exit(signum: int, frame: FrameType | None) -> None:
+class Interrupted(KeyboardInterrupt):
+    """SIGINT inside :func:`exit_on_signals`; its message is already on stderr."""
+
+    reported = True
+
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT")
+                 if hasattr(signal, name))
+
+
+class _State:
+    """What the handler needs to know; touched only by the main thread."""
+
+    depth = 0  # open critical sections
+    pending: int | None = None  # a signal held until the sections close
+    fired = False  # the first signal has been acted on
+    committed = False  # the output is in place
+
+
+_STATE = _State()
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _fire(signum: int) -> None:
+    _STATE.fired = True
     name = signal.Signals(signum).name
-    print(f"axisops: error: stopped by {name}; no output written", file=sys.stderr, flush=True)
+    outcome = ("the output was already complete" if _STATE.committed
+               else "no output written")
+    # os.write, not print: the signal may have interrupted a write to sys.stderr.
+    with contextlib.suppress(OSError):
+        os.write(2, f"axisops: error: stopped by {name}; {outcome}\n".encode())
+    if signum == getattr(signal, "SIGINT", None):
+        raise Interrupted
     raise SystemExit(128 + signum)
+
+
+def _handler(signum: int, frame: FrameType | None) -> None:
+    if _STATE.fired:
+        return
+    if _STATE.depth:
+        _STATE.pending = _STATE.pending or signum
+        return
+    _fire(signum)
+
+
+def _takes_over(signum: int) -> bool:
+    """Only signals left at their default action are taken over (not ``nohup``'s)."""
+    current = signal.getsignal(signum)
+    return current is signal.SIG_DFL or current is signal.default_int_handler
 
 
 @contextlib.contextmanager
 def exit_on_signals() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP raise ``SystemExit(128 + signum)``.
+    """Within the block, termination signals print one line and unwind the stack.
 
-    Only signals left at their default action are taken over.
+    SIGTERM and SIGHUP raise ``SystemExit(128 + signum)``, SIGINT
+    :class:`Interrupted`.  Only signals left at their default action are
+    taken over.
 
     Outside the main thread (where Python cannot install handlers) it does nothing.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if not _in_main_thread():
         yield
         return
-    # A signal someone chose to ignore (``nohup``) or handle stays theirs.
-    previous = {s: signal.signal(s, _raise_exit) for s in _SIGNALS
-                if signal.getsignal(s) is signal.SIG_DFL}
+    previous: dict[int, Any] = {}
+    saved = (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.committed)
+    _STATE.depth, _STATE.pending, _STATE.fired, _STATE.committed = 0, None, False, False
     try:
+        for s in _SIGNALS:
+            if _takes_over(s):
+                previous[s] = signal.signal(s, _handler)
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        _STATE.depth, _STATE.pending, _STATE.fired, _STATE.committed = saved
+
+
+def _mask(how: int, signals: Any) -> Any:
+    if hasattr(signal, "pthread_sigmask"):
+        return signal.pthread_sigmask(how, signals)
+    return None
+
+
+@contextlib.contextmanager
+def critical() -> Iterator[None]:
+    """A section no termination signal interrupts; one that arrives is acted on after.
+
+    Sections nest.  In threads other than the main one (which never run
+    Python signal handlers) it does nothing.
+
+    >>> with critical():
+    ...     pass  # create a temporary file and register its removal here
+    """
+    if not _in_main_thread():
+        yield
+        return
+    _STATE.depth += 1
+    old = _mask(getattr(signal, "SIG_BLOCK", 0), _SIGNALS)
+    try:
+        yield
+    finally:
+        if old is not None:
+            _mask(signal.SIG_SETMASK, old)
+        _STATE.depth -= 1
+        if not _STATE.depth and _STATE.pending is not None and not _STATE.fired:
+            _fire(_STATE.pending)
+
+
+def output_committed() -> None:
+    """Note that the output is in place: a later signal's message says so."""
+    if _in_main_thread():
+        _STATE.committed = True

@@ -2,36 +2,66 @@
 
 - :class:`NpySource`: a ``.npy`` file, or an uncompressed member of an ``.npz``
   archive (what ``np.savez`` writes), read with positioned reads
-  (``os.preadv``) into a buffer of the box.  Nothing is memory-mapped: mapped
-  pages count as resident memory, so reading a mapped 2 GB file front to back
-  would make a 2 GB process.
+  (:func:`axisops.cli.positional.read_at`) into a buffer of the box.  Nothing
+  is memory-mapped: mapped pages count as resident memory, so reading a
+  mapped 2 GB file front to back would make a 2 GB process.
 - :class:`ZarrSource`: a zarr array, or an array in a zarr group (``--key``),
   when the ``zarr`` extra is installed.
 - :class:`MemorySource`: a compressed ``.npz`` member, which cannot be read in
   pieces and is decompressed whole.
 
-Files are never unpickled.  Sources hold paths, not open files, once pickled,
-so dask workers can read the same boxes by path (``--scheduler``).
+Files are never unpickled, and only regular files are opened (a FIFO named
+``x.npy`` is refused, not waited on).  A header is checked before anything is
+read: its shape must be one NumPy can hold, and its data must fit in the
+file.  Sources hold paths, not open files, once pickled, so dask workers can
+read the same boxes by path (``--scheduler``).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import stat
 import struct
 import zipfile
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 from .boxes import Box, contiguous_runs
-from .files import CLIError
+from .files import CLIError, file_kind, one_line, show_names
+from .positional import read_at
 
-__all__ = ["MemorySource", "NpySource", "Source", "ZarrSource", "open_source"]
+__all__ = ["MemorySource", "NpySource", "Source", "ZarrSource", "open_regular", "open_source"]
 
 _READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, struct.error)
+
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+
+def open_regular(path: str, what: str) -> int:
+    """A read-only descriptor of ``path``, which must be a regular file.
+
+    The kind is checked before opening (a FIFO would block ``open``) and
+    again after (the name may have changed meanwhile); ``O_NONBLOCK`` keeps
+    the open itself from waiting.
+    """
+    try:
+        if not stat.S_ISREG(mode := os.stat(path).st_mode):
+            raise CLIError(f"{what} {path}: is {file_kind(mode)}, not a regular file")
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        raise CLIError(f"{what} {path}: no such file") from None
+    except OSError as exc:
+        raise CLIError(f"{what} {path}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise CLIError(f"{what} {path}: is {file_kind(mode)}, not a regular file")
+    return fd
 
 
 class Source(ABC):
@@ -72,6 +102,13 @@ class Source(ABC):
     def read_layout(self, box: Box) -> np.ndarray:
         """The elements of a box given in layout coordinates, as a C-order array."""
 
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def check_budget(self, chunk_bytes: int) -> None:  # noqa: B027 (most sources read any box)
+        """Raise :class:`CLIError` when no read can stay within ``chunk_bytes``."""
+
     def close(self) -> None:  # noqa: B027 (most sources hold nothing open)
         """Release what the source holds open (it reopens on the next read)."""
 
@@ -79,7 +116,7 @@ class Source(ABC):
 def _pread_exact(fd: int, view: memoryview, offset: int, path: str) -> None:
     done = 0
     while done < len(view):
-        got = os.preadv(fd, [view[done:]], offset + done)
+        got = read_at(fd, view[done:], offset + done)
         if got == 0:
             raise CLIError(f"{path}: the file ended early (it was cut or changed while read)")
         done += got
@@ -91,15 +128,15 @@ class NpySource(Source):
     kind = "npy"
 
     def __init__(self, path: str, offset: int, shape: tuple[int, ...], dtype: np.dtype,
-                 fortran: bool) -> None:
-        self.path, self.offset = path, offset
+                 fortran: bool, what: str = "INPUT") -> None:
+        self.path, self.offset, self.what = path, offset, what
         self.shape, self.dtype = tuple(shape), dtype
         self.reversed_layout = bool(fortran) and len(shape) > 1
         self._fd: int | None = None
 
     def _file(self) -> int:
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY)
+            self._fd = open_regular(self.path, self.what)
         return self._fd
 
     def read_layout(self, box: Box) -> np.ndarray:
@@ -145,27 +182,51 @@ class ZarrSource(Source):
 
     kind = "zarr"
 
-    def __init__(self, path: str, key: str | None, array: Any) -> None:
-        self.path, self.key = path, key
+    def __init__(self, path: str, key: str | None, array: Any, what: str = "INPUT") -> None:
+        self.path, self.key, self.what = path, key, what
         self.shape, self.dtype = tuple(array.shape), np.dtype(array.dtype)
-        self._chunks = tuple(array.chunks)
+        self._chunks = tuple(int(c) for c in array.chunks)
         self._array: Any = array
+        if any(c < 1 for c in self._chunks) and math.prod(self.shape):
+            raise CLIError(f"{what} {path}: is not a readable zarr array (its chunk shape "
+                           f"{self._chunks} has an empty side)")
 
     @property
     def grain(self) -> tuple[int, ...]:
         return self._chunks
 
+    @property
+    def chunk_nbytes(self) -> int:
+        """Bytes one zarr chunk takes once decoded (zarr always decodes whole chunks)."""
+        return math.prod(self._chunks) * self.dtype.itemsize
+
+    def check_budget(self, chunk_bytes: int) -> None:
+        """Refuse a chunk larger than ``chunk_bytes``: reading any of it decodes all of it."""
+        if self.chunk_nbytes > chunk_bytes and math.prod(self.shape):
+            raise CLIError(
+                f"{self.what} {self.path}: its zarr chunks {self._chunks} of {self.dtype} take "
+                f"{self.chunk_nbytes} bytes each once decoded, more than --chunk-bytes="
+                f"{chunk_bytes} (zarr decodes whole chunks); pass --chunk-bytes "
+                f"{self.chunk_nbytes} or more, or rechunk the array"
+            )
+
     def read_layout(self, box: Box) -> np.ndarray:
         if self._array is None:
-            self._array = _open_zarr_array(Path(self.path), self.key, "INPUT")
-        return np.ascontiguousarray(self._array[box.slices])
+            self._array = _open_zarr_array(Path(self.path), self.key, self.what, "--key")
+        try:
+            return np.ascontiguousarray(self._array[box.slices])
+        except MemoryError:
+            raise
+        except Exception as exc:  # codecs and stores raise many types for a bad chunk
+            raise CLIError(f"{self.what} {self.path}: a zarr chunk cannot be read "
+                           f"({type(exc).__name__}: {one_line(str(exc), 200)})") from None
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_array": None}
 
 
 def _explain(exc: BaseException) -> str:
-    text = str(exc)
+    text = one_line(str(exc), 200)
     if "pickle" in text or "Python objects" in text or "Object arrays" in text:
         return "holds Python objects (object dtype), which are never unpickled"
     return f"is not a valid NumPy file ({text})"
@@ -180,59 +241,72 @@ def _npy_header(f: Any) -> tuple[tuple[int, ...], bool, np.dtype]:
     raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
 
 
-def _npy_at(path: str, start: int, available: int, what: str, shown: str) -> NpySource:
-    """The ``.npy`` stream that begins ``start`` bytes into ``path``."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        if f.read(4) == b"PK\x03\x04":
-            raise CLIError(f"{what} {shown}: is not a .npy array file (it looks like an archive)")
-        f.seek(start)
-        try:
-            shape, fortran, dtype = _npy_header(f)
-        except _READ_ERRORS as exc:
-            raise CLIError(f"{what} {shown}: {_explain(exc)}") from None
-        header = f.tell() - start
+def _check_shape(shape: tuple[Any, ...], dtype: np.dtype, what: str, shown: str) -> None:
+    """A header's shape must be non-negative integers that NumPy can hold as an array."""
+    if not all(type(d) is int and d >= 0 for d in shape):
+        raise CLIError(f"{what} {shown}: is not a valid NumPy file (its header's shape "
+                       f"{shape!r} is not a tuple of integers >= 0)")
+    try:
+        np.broadcast_to(np.empty((), dtype), shape)  # NumPy's own limits, nothing allocated
+    except ValueError as exc:
+        raise CLIError(f"{what} {shown}: is not a valid NumPy file (its header's shape "
+                       f"{shape!r} of {dtype} is not one NumPy can hold: {exc})") from None
+
+
+def _npy_at(f: IO[bytes], path: str, start: int, available: int, what: str,
+            shown: str) -> NpySource:
+    """The ``.npy`` stream that begins ``start`` bytes into the open file ``f`` of ``path``."""
+    f.seek(start)
+    if f.read(4) == b"PK\x03\x04":
+        raise CLIError(f"{what} {shown}: is not a .npy array file (it looks like an archive)")
+    f.seek(start)
+    try:
+        shape, fortran, dtype = _npy_header(f)
+    except _READ_ERRORS as exc:
+        raise CLIError(f"{what} {shown}: {_explain(exc)}") from None
+    header = f.tell() - start
     if dtype.hasobject:
         raise CLIError(f"{what} {shown}: {_explain(ValueError('Python objects'))}")
+    _check_shape(shape, dtype, what, shown)
     need = math.prod(shape) * dtype.itemsize
     if header + need > available:
         raise CLIError(
             f"{what} {shown}: is not a valid NumPy file (its header promises {need} bytes "
             f"of data, the file holds {max(available - header, 0)})"
         )
-    return NpySource(path, start + header, shape, dtype, fortran)
+    return NpySource(path, start + header, shape, dtype, fortran, what)
 
 
-def _member_start(path: str, info: zipfile.ZipInfo) -> int:
+def _member_start(f: IO[bytes], info: zipfile.ZipInfo) -> int:
     """Where a stored zip member's bytes begin (after its local file header)."""
-    with open(path, "rb") as f:
-        f.seek(info.header_offset)
-        local = f.read(30)
+    f.seek(info.header_offset)
+    local = f.read(30)
     if len(local) < 30 or local[:4] != b"PK\x03\x04":
         raise zipfile.BadZipFile(f"bad local header for {info.filename}")
     name_len, extra_len = struct.unpack("<HH", local[26:30])
     return info.header_offset + 30 + name_len + extra_len
 
 
-def _open_npz(p: Path, key: str | None, what: str) -> Source:
+def _open_npz(f: IO[bytes], p: Path, key: str | None, what: str, flag: str) -> Source:
     try:
-        with zipfile.ZipFile(p) as archive:
+        with zipfile.ZipFile(f) as archive:
             members = {n[:-4] if n.endswith(".npy") else n: n for n in archive.namelist()}
             if key is None:
                 if len(members) != 1:
                     raise CLIError(
-                        f"{what} {p}: holds {len(members)} arrays, name one with --key "
-                        f"(keys: {', '.join(members) or 'none'})"
+                        f"{what} {p}: holds {len(members)} arrays, name one with {flag} "
+                        f"(keys: {show_names(members)})"
                     )
                 key = next(iter(members))
             if key not in members:
                 raise CLIError(
-                    f"{what} {p}: no array named {key!r} (keys: {', '.join(members) or 'none'})"
+                    f"{what} {p}: no array named {key!r} (keys: {show_names(members)})"
                 )
             info = archive.getinfo(members[key])
         if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
-            return _npy_at(str(p), _member_start(str(p), info), info.file_size, what, str(p))
-        with np.load(p, allow_pickle=False) as loaded:
+            return _npy_at(f, str(p), _member_start(f, info), info.file_size, what, str(p))
+        f.seek(0)
+        with np.load(f, allow_pickle=False) as loaded:
             return MemorySource(str(p), loaded[key])
     except CLIError:
         raise
@@ -246,7 +320,7 @@ def _is_zarr(p: Path) -> bool:
     )
 
 
-def _open_zarr_array(p: Path, key: str | None, what: str) -> Any:
+def _open_zarr_array(p: Path, key: str | None, what: str, flag: str) -> Any:
     try:
         import zarr
     except ImportError:
@@ -257,49 +331,53 @@ def _open_zarr_array(p: Path, key: str | None, what: str) -> Any:
     try:
         node = zarr.open(store=str(p), mode="r")
     except Exception as exc:  # zarr raises many types for a store it cannot read
-        raise CLIError(f"{what} {p}: is not a readable zarr array ({exc})") from None
+        raise CLIError(f"{what} {p}: is not a readable zarr array "
+                       f"({one_line(str(exc), 200)})") from None
     if isinstance(node, zarr.Array):
         if key is not None:
-            raise CLIError(f"{what} {p}: is a zarr array, not a group (--key names an array "
+            raise CLIError(f"{what} {p}: is a zarr array, not a group ({flag} names an array "
                            f"inside a zarr group or an .npz archive)")
         return node
     names = sorted(node.array_keys())
     if key is None:
         if len(names) != 1:
             raise CLIError(f"{what} {p}: is a zarr group of {len(names)} arrays, name one with "
-                           f"--key (keys: {', '.join(names) or 'none'})")
+                           f"{flag} (keys: {show_names(names)})")
         key = names[0]
     try:
         member = node[key]
     except KeyError:
         member = None
     if not isinstance(member, zarr.Array):
-        raise CLIError(f"{what} {p}: no array named {key!r} (keys: {', '.join(names) or 'none'})")
+        raise CLIError(f"{what} {p}: no array named {key!r} (keys: {show_names(names)})")
     return member
 
 
-def open_source(path: str, key: str | None = None, *, what: str = "INPUT") -> Source:
+def open_source(path: str, key: str | None = None, *, what: str = "INPUT",
+                flag: str = "--key") -> Source:
     """The array at ``path``: a ``.npy`` file, an ``.npz`` member or a zarr array.
 
-    ``what`` names the argument in error messages (``INPUT``, ``INDEX``).
+    ``what`` names the argument in error messages (``INPUT``, ``INDEX``), and
+    ``flag`` the option that names an array inside it (``--key``, ``--index-key``).
     """
     p = Path(path)
-    if not p.exists():
+    if not os.path.lexists(p):
         raise CLIError(f"{what} {path}: no such file")
     if p.is_dir():
         if _is_zarr(p):
-            return ZarrSource(path, key, _open_zarr_array(p, key, what))
+            return ZarrSource(path, key, _open_zarr_array(p, key, what, flag), what)
         raise CLIError(f"{what} {path}: is a directory (need a .npy or .npz file, "
                        f"or a zarr array)")
     suffix = p.suffix.lower()
-    if suffix == ".npy":
-        if key is not None:
-            raise CLIError(f"{what} {path}: a key applies to .npz archives only "
-                           f"(and zarr groups)")
-        return _npy_at(path, 0, p.stat().st_size, what, path)
-    if suffix == ".npz":
-        return _open_npz(p, key, what)
-    raise CLIError(
-        f"{what} {path}: unsupported file type {suffix or '(none)'!r} "
-        f"(need .npy, .npz or a .zarr directory)"
-    )
+    if suffix not in (".npy", ".npz"):
+        raise CLIError(
+            f"{what} {path}: unsupported file type {suffix or '(none)'!r} "
+            f"(need .npy, .npz or a .zarr directory)"
+        )
+    if suffix == ".npy" and key is not None:
+        raise CLIError(f"{what} {path}: {flag} applies to .npz archives only "
+                       f"(and zarr groups)")
+    with os.fdopen(open_regular(path, what), "rb") as f:
+        if suffix == ".npy":
+            return _npy_at(f, path, 0, os.fstat(f.fileno()).st_size, what, path)
+        return _open_npz(f, p, key, what, flag)

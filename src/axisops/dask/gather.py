@@ -45,18 +45,20 @@ def _wrap(index: np.ndarray, n: int) -> np.ndarray:
     return wrapped
 
 
-def take_block(block: np.ndarray, wrapped: np.ndarray, start: int, dim: int) -> np.ndarray:
+def take_block(block: np.ndarray, wrapped: np.ndarray, start: int, dim: int,
+               backend: str | None = None) -> np.ndarray:
     """The gather of an index block whose values all fall in one data block."""
-    return numpy_gather(block, dim, wrapped - start)
+    return numpy_gather(block, dim, wrapped - start, backend=backend)
 
 
 def partial_block(
-    block: np.ndarray, wrapped: np.ndarray, start: int, stop: int, dim: int
+    block: np.ndarray, wrapped: np.ndarray, start: int, stop: int, dim: int,
+    backend: str | None = None,
 ) -> Partial:
     """The entries of an index block that fall in one data block, and where they are."""
     inside = (wrapped >= start) & (wrapped < stop)
     local = np.where(inside, wrapped - start, 0)
-    return numpy_gather(block, dim, local), inside
+    return numpy_gather(block, dim, local, backend=backend), inside
 
 
 def merge_partials(*parts: Partial) -> Partial:
@@ -119,9 +121,13 @@ def _routes(index: np.ndarray, index_d: da.Array, ends: np.ndarray, spec: Gather
 
 
 def gather(
-    x: da.Array, index: Any, spec: GatherSpec, split_every: int | None = None
+    x: da.Array, index: Any, spec: GatherSpec, split_every: int | None = None,
+    block_backend: str | None = None,
 ) -> da.Array:
     """The lazy gather of a validated request; ``index`` is NumPy or dask.
+
+    ``block_backend`` names the NumPy-family backend the tasks run (default:
+    each worker's default).
 
     >>> import dask.array as da, numpy as np, axisops
     >>> x = da.from_array(np.arange(12).reshape(3, 4), chunks=2)
@@ -139,7 +145,7 @@ def gather(
     xs = _aligned(x, idx, dim)
     bounds = np.cumsum((0, *xs.chunks[dim]))
     routes = _routes(index, idx, bounds[1:], spec) if isinstance(index, np.ndarray) else None
-    token = tokenize(xs, idx, spec, fan_in)
+    token = tokenize(xs, idx, spec, fan_in, block_backend)
     work, name = f"axisops-gather-work-{token}", f"axisops-gather-{token}"
     starts = [np.cumsum((0, *c)) for c in idx.chunks]
     layer: dict = {}
@@ -159,14 +165,14 @@ def gather(
         if len(js) == 1:
             key = (work, "take", *b)
             layer[key] = Task(key, take_block, TaskRef(data[0]), TaskRef(wkey),
-                              int(bounds[js[0]]), dim)
+                              int(bounds[js[0]]), dim, block_backend)
             out_layer[out_key] = Task(out_key, _identity, TaskRef(key))
             continue
         leaves = []
         for j, dkey in zip(js, data):
             key = (work, "part", *b, j)
             layer[key] = Task(key, partial_block, TaskRef(dkey), TaskRef(wkey),
-                              int(bounds[j]), int(bounds[j + 1]), dim)
+                              int(bounds[j]), int(bounds[j + 1]), dim, block_backend)
             leaves.append(key)
         final = tree_reduce(layer, leaves, merge_partials, fan_in, work, b)
         out_layer[out_key] = Task(out_key, _out, TaskRef(final))

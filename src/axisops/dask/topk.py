@@ -12,11 +12,12 @@ bit-identical to the NumPy result for every chunking and every fan-in.
 
 Blocks and merges run :func:`axisops.topk` on NumPy arrays (see
 :mod:`axisops.dask.candidates`), so the default NumPy-family backend (the
-fastest installed) does the work inside each task.
+fastest installed) does the work inside each task, or ``block_backend``.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import product
 
 import dask.array as da
@@ -39,11 +40,14 @@ def _indices(candidates: Candidates, dtype: np.dtype) -> np.ndarray:
     return candidates[1].astype(dtype, copy=False)
 
 
-def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None) -> tuple[da.Array, da.Array]:
+def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None,
+         block_backend: str | None = None) -> tuple[da.Array, da.Array]:
     """Lazy ``(values, indices)`` of a validated top-k request on a dask array.
 
     ``split_every`` is the merge fan-in (default: dask's ``split_every``
-    setting, else 4).  Results are sorted whatever ``spec.sorted`` says.
+    setting, else 4).  ``block_backend`` names the NumPy-family backend the
+    tasks run (default: each worker's default).  Results are sorted whatever
+    ``spec.sorted`` says.
 
     >>> import dask.array as da, axisops
     >>> x = da.from_array([3, 1, 3, 2, 3], chunks=2)
@@ -52,7 +56,8 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None) -> tuple[d
     """
     axis, k = spec.axis, spec.k
     fan_in = resolve_split_every(spec.func, split_every, axis)
-    token = tokenize(x, axis, k, spec.largest, spec.index_dtype, fan_in)
+    token = tokenize(x, axis, k, spec.largest, spec.index_dtype, fan_in, block_backend)
+    merge = partial(merge_candidates, backend=block_backend)
     work, vname, iname = (f"axisops-topk-{part}-{token}" for part in ("work", "values", "indices"))
     offsets = np.cumsum((0, *x.chunks[axis]))
     grid = [range(n) if d != axis else range(1) for d, n in enumerate(x.numblocks)]
@@ -65,9 +70,9 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None) -> tuple[d
             block = (*where[:axis], j, *where[axis + 1 :])
             key = (work, 0, *block)
             layer[key] = Task(key, block_candidates, TaskRef((x.name, *block)), k, axis,
-                              spec.largest, int(offsets[j]))
+                              spec.largest, int(offsets[j]), block_backend)
             leaves.append(key)
-        final = tree_reduce(layer, leaves, merge_candidates, fan_in, work, where,
+        final = tree_reduce(layer, leaves, merge, fan_in, work, where,
                             k, axis, spec.largest)
         values_layer[(vname, *where)] = Task((vname, *where), _values, TaskRef(final))
         indices_layer[(iname, *where)] = Task(
