@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import get_num_threads
+from ..errors import IndexOutOfRangeError
 from ..validation import GatherSpec, TopKSpec, check_index_values
 from . import numba_gather as kg
 from . import numba_topk as kt
@@ -148,36 +149,46 @@ def _columns(seqs, spec, plan, segment, out_v, out_i):
 _RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns}
 
 
-def _index_bounds(index: np.ndarray) -> tuple[int, int]:
-    """(min, max) of the index, read along its smallest stride (in memory order)."""
-    sizes = [(abs(st), d) for d, (st, size) in enumerate(zip(index.strides, index.shape))
-             if size > 1]
-    axis = min(sizes)[1] if sizes else index.ndim - 1
-    seqs = sequences(index, axis, raw=False)
-    return kg.index_bounds(seqs.flat, seqs.offs, seqs.stride, seqs.n)
-
-
 def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
-    """Gather for a validated spec: one bounds pass over the index, then the copy."""
+    """Gather for a validated spec: one pass that checks each index value as it is used.
+
+    There is no separate bounds pass: the kernel checks every value it turns
+    into a position (see :mod:`axisops.kernels.numba_gather`), so no other
+    thread rewriting ``index`` meanwhile can make it read outside ``x``.  When
+    a value is out of range, nothing is returned: the error names the first
+    offender in C order, or, when the index no longer holds one (it was
+    changed during the call), where the kernel met one.
+    """
     out = np.empty(spec.out_shape, spec.out_dtype)
     if out.size == 0:
         return out
     dim, n, m = spec.dim, spec.n, spec.index_shape[spec.dim]
     idx = sequences(index, dim, raw=False)
-    lo, hi = _index_bounds(index)
-    if int(lo) < -n or int(hi) > n - 1:
-        check_index_values(index, spec)  # raises, naming the first offender
     extent = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(out.shape))
     xs = sequences(x[extent], dim)
     flat_out = out.view(raw_dtype(out.dtype)).reshape(-1)
     args = (xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m)
     total = out.size
-    wrap = int(lo) < 0  # only then do negative values need the wrap-around
+    signed = index.dtype.kind == "i"  # only then do negative values wrap around
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
     parts = get_num_threads() if total >= _PARALLEL_MIN else 1
 
     def one(a, b):
-        kg.gather_flat(*args, a, b, xs.inner, wrap, unit, flat_out)
+        return kg.gather_flat(*args, a, b, xs.inner, signed, unit, flat_out)
 
-    run_parallel(one, split_range(total, parts))
+    stops = [t for t in run_parallel(one, split_range(total, parts)) if t >= 0]
+    if stops:
+        _raise_index_error(index, spec, min(stops))
     return out
+
+
+def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:
+    """The contract's error for an index the kernel stopped at (flat position ``stop``)."""
+    check_index_values(index, spec)  # raises, naming the first offender
+    n, name = spec.n, spec.index_name
+    where = ", ".join(str(int(p)) for p in np.unravel_index(stop, spec.index_shape))
+    raise IndexOutOfRangeError(
+        f"{spec.func}(): {name} held an out-of-range value at or after {name}[{where}] "
+        f"when it was read, for {spec.dim_name} {spec.dim} of size {n}, but holds none "
+        f"now (was it changed during the call?); need {-n} <= {name} <= {n - 1}"
+    )
