@@ -7,7 +7,7 @@ element by element, what A or B would give, or raise IndexOutOfRangeError;
 reading outside ``x`` would crash the process or return values ``x`` does not
 hold at that place.  Prints one line of counts and exits 0 when all is well.
 
-    python gather_race_script.py ITERATIONS THREADS [directml]
+    python gather_race_script.py ROUNDS api:THREADS [directml:THREADS ...]
 """
 
 from __future__ import annotations
@@ -102,11 +102,12 @@ def _gather_directml(x, dim, index):
     return out
 
 
-def main(iterations: int, threads: int, directml: bool) -> None:
+def run(iterations: int, threads: int, directml: bool) -> str:
+    """Every case with ``threads`` kernel threads; a line of ``case=returned/refused``."""
     axisops.set_num_threads(threads)
     rng = np.random.default_rng(13)
-    counts = {}
-    run = _gather_directml if directml else (lambda x, d, i: axisops.gather(x, d, i))
+    counts = []
+    call = _gather_directml if directml else axisops.gather
     for name, x, dim, a, b, bad in _cases(rng):
         want_a = axisops.gather(x, dim, a, backend="numpy")
         want_b = axisops.gather(x, dim, b, backend="numpy")
@@ -115,26 +116,29 @@ def main(iterations: int, threads: int, directml: bool) -> None:
         mutator = threading.Thread(target=_mutate, args=(index, (a, b), bad, stop, 1),
                                    daemon=True)
         mutator.start()
-        ok = refused = 0
+        returned = refused = 0
         try:
             for _ in range(iterations):
                 try:
-                    got = run(x, dim, index)
+                    got = call(x, dim, index)
                 except IndexOutOfRangeError:
                     refused += 1
                     continue
                 same = (got == want_a) | (got == want_b)
                 if not same.all():
-                    at = np.argwhere(~same)[0]
-                    sys.exit(f"{name}: element {tuple(at)} is {got[tuple(at)]}, "
-                             f"neither {want_a[tuple(at)]} nor {want_b[tuple(at)]}")
-                ok += 1
+                    at = tuple(np.argwhere(~same)[0])
+                    sys.exit(f"{name}: element {at} is {got[at]}, "
+                             f"neither {want_a[at]} nor {want_b[at]}")
+                returned += 1
         finally:
             stop.set()
             mutator.join()
-        counts[name] = (ok, refused)
-    print(" ".join(f"{k}={v[0]}/{v[1]}" for k, v in counts.items()))
+        counts.append(f"{name}={returned}/{refused}")
+    return " ".join(counts)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] == ["directml"])
+    rounds = int(sys.argv[1])
+    for mode in sys.argv[2:]:  # "api:THREADS" or "directml:THREADS"
+        kind, _, threads = mode.partition(":")
+        print(mode, run(rounds, int(threads), kind == "directml"), flush=True)
