@@ -82,24 +82,21 @@ def test_the_error_names_the_first_offender_in_c_order_across_threads(layout):
         axisops.set_num_threads(old)
 
 
-def _repaired_before_the_search(index, good):
-    """A ``check_index_values`` that first puts ``good`` back, as another thread might."""
-    real = drv.check_index_values
-
-    def check(idx, spec):
-        np.copyto(index, good)
-        return real(idx, spec)
-
-    return check
-
-
 def test_an_index_repaired_during_the_call_still_raises():
+    """Another thread puts valid values back right after the kernel read a bad one."""
     x = np.arange(12.0).reshape(3, 4)
     good = np.array([[0, 1], [2, 3], [-1, -4]])
     index = good.copy()
     index[1, 1] = 99
-    repair = _repaired_before_the_search(index, good)
-    with mock.patch.object(drv, "check_index_values", repair), \
+    real = kg.gather_flat
+
+    def kernel_then_repair(*args):
+        try:
+            return real(*args)
+        finally:
+            np.copyto(index, good)
+
+    with mock.patch.object(kg, "gather_flat", kernel_then_repair), \
             pytest.raises(axisops.IndexOutOfRangeError) as info:
         axisops.gather(x, 1, index, backend="numba")
     assert str(info.value) == (
