@@ -27,8 +27,7 @@ def _flat_gather(x, idx, out):
     """The kernel over a 1-D ``x`` and ``idx`` in one task: its return value."""
     n = np.int64(x.size)
     offs = np.zeros(1, np.int64)
-    return kg.gather_flat(x, offs, 1, n, idx, offs, 1, idx.size, 0, idx.size, 1,
-                          idx.dtype.kind == "i", False, out)
+    return kg.gather_flat(x, offs, 1, n, idx, offs, 1, idx.size, 0, idx.size, 1, False, out)
 
 
 @pytest.mark.parametrize("dtype, value", [

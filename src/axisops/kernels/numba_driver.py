@@ -169,12 +169,11 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     flat_out = out.view(raw_dtype(out.dtype)).reshape(-1)
     args = (xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m)
     total = out.size
-    signed = index.dtype.kind == "i"  # only then do negative values wrap around
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
     parts = get_num_threads() if total >= _PARALLEL_MIN else 1
 
     def one(a, b):
-        return kg.gather_flat(*args, a, b, xs.inner, signed, unit, flat_out)
+        return kg.gather_flat(*args, a, b, xs.inner, unit, flat_out)
 
     stops = [t for t in run_parallel(one, split_range(total, parts)) if t >= 0]
     if stops:

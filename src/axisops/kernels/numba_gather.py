@@ -19,7 +19,8 @@ before its copy, and the kernel returns where it stopped.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .numba_keys import cast_like
 from .numba_prefetch import prefetch
@@ -32,14 +33,25 @@ PREFETCH_DISTANCE = 256
 BLOCK = 2048
 
 
+def _signed(v):  # pragma: no cover - replaced by the overload in jitted code
+    """Whether ``v``'s integer type is signed (a compile-time constant in kernels)."""
+    return np.asarray(v).dtype.kind == "i"
+
+
+@overload(_signed, inline="always")
+def _signed_overload(v):
+    flag = isinstance(v, types.Integer) and v.signed
+    return lambda v: flag
+
+
 @njit(inline="always")
-def _along(v, n, signed):
+def _along(v, n):
     """Index value ``v`` as a coordinate along the axis of size ``n`` (an int64): in
     ``[0, n)`` when ``v`` is valid, outside it otherwise.  Negative values of a signed
     type count from the end; an unsigned 64-bit value of 2**63 or more casts to a
-    negative number and stays invalid (it is never wrapped)."""
+    negative number and stays invalid (unsigned values are never wrapped)."""
     w = cast_like(v, n)
-    return w + n if signed and w < 0 else w
+    return w + n if _signed(v) and w < 0 else w
 
 
 @njit(inline="always")
@@ -48,33 +60,27 @@ def _inside(w, n):
 
 
 @njit(inline="always")
-def _run_positions(xbase, xstride, n, i_flat, start, istride, count, signed, dst):
+def _run_positions(xbase, xstride, n, i_flat, start, istride, count, dst):
     """``dst[e] = xbase + w * xstride`` for the ``count`` index values from ``start``;
     False when one of them is out of range (``dst`` is then meaningless).  Unit strides
-    get loops that vectorise."""
+    get a loop that vectorises."""
     good = True
     if istride == 1:
         idx = i_flat[start:start + count]
-        if signed:
-            for e in range(count):
-                w = _along(idx[e], n, True)
-                good &= _inside(w, n)
-                dst[e] = xbase + w * xstride
-        else:
-            for e in range(count):
-                w = _along(idx[e], n, False)
-                good &= _inside(w, n)
-                dst[e] = xbase + w * xstride
+        for e in range(count):
+            w = _along(idx[e], n)
+            good &= _inside(w, n)
+            dst[e] = xbase + w * xstride
     else:
         for e in range(count):
-            w = _along(i_flat[start + e * istride], n, signed)
+            w = _along(i_flat[start + e * istride], n)
             good &= _inside(w, n)
             dst[e] = xbase + w * xstride
     return good
 
 
 @njit(inline="always")
-def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, signed, pos):
+def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, pos):
     """``pos[e]``: where in ``x_flat`` output element ``t + e`` reads, when ``inner`` is 1
     (element ``t`` is position ``t % m`` of sequence ``t // m``), a sequence's run at a
     time; False when a value is out of range."""
@@ -84,33 +90,27 @@ def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, sign
     while e < count:
         run = min(m - j, count - e)
         good &= _run_positions(xoffs[q], xstride, n, i_flat, ioffs[q] + j * istride, istride,
-                               run, signed, pos[e:e + run])
+                               run, pos[e:e + run])
         e += run
         q, j = q + 1, 0
     return good
 
 
 @njit(inline="always")
-def _unit_run_positions(xbase, xstride, n, i_flat, start, count, signed, dst):
+def _unit_run_positions(xbase, xstride, n, i_flat, start, count, dst):
     """``dst[u] = xbase + u + w * xstride`` over a contiguous run of the index."""
     idx = i_flat[start:start + count]
     good = True
-    if signed:
-        for u in range(count):
-            w = _along(idx[u], n, True)
-            good &= _inside(w, n)
-            dst[u] = xbase + u + w * xstride
-    else:
-        for u in range(count):
-            w = _along(idx[u], n, False)
-            good &= _inside(w, n)
-            dst[u] = xbase + u + w * xstride
+    for u in range(count):
+        w = _along(idx[u], n)
+        good &= _inside(w, n)
+        dst[u] = xbase + u + w * xstride
     return good
 
 
 @njit(inline="always")
-def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count, signed,
-                       unit, pos):
+def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count, unit,
+                       pos):
     """Like :func:`_positions_rows` for ``inner > 1``: element ``t`` is column
     ``t % inner`` of output row ``r = t // inner``, which is ``(o, j) = divmod(r, m)``."""
     r, c = t // inner, t % inner
@@ -122,10 +122,10 @@ def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, c
         dst = pos[e:e + run]
         if unit:  # both inner runs are unit-stride: offsets are consecutive
             good &= _unit_run_positions(xoffs[base], xstride, n, i_flat, ioffs[base] + shift,
-                                        run, signed, dst)
+                                        run, dst)
         else:
             for u in range(run):
-                w = _along(i_flat[ioffs[base + u] + shift], n, signed)
+                w = _along(i_flat[ioffs[base + u] + shift], n)
                 good &= _inside(w, n)
                 dst[u] = xoffs[base + u] + w * xstride
         e += run
@@ -134,20 +134,20 @@ def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, c
 
 
 @njit(nogil=True, cache=True)
-def first_bad(n, i_flat, ioffs, istride, m, inner, t0, t1, signed):
+def first_bad(n, i_flat, ioffs, istride, m, inner, t0, t1):
     """The first output element in ``t0 .. t1-1`` whose index value is out of range
     now, or ``t0`` when none is (the index changed since it was read)."""
     for t in range(t0, t1):
         r, c = t // inner, t % inner
         q = (r // m) * inner + c
-        if not _inside(_along(i_flat[ioffs[q] + (r % m) * istride], n, signed), n):
+        if not _inside(_along(i_flat[ioffs[q] + (r % m) * istride], n), n):
             return t
     return t0
 
 
 @njit(nogil=True, cache=True)
-def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, signed,
-                unit, out):
+def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, unit,
+                out):
     """Output elements ``t0 .. t1-1`` of the C-ordered ``(outer, m, inner)`` output ``out``
     (given flat), a block of ``BLOCK`` at a time; returns -1, or the output element
     (an index position in C order) where an out-of-range value stopped it.
@@ -163,13 +163,12 @@ def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, in
         count = min(BLOCK, t1 - s)
         look = min(count + PREFETCH_DISTANCE, t1 - s)
         if inner == 1:
-            good = _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look,
-                                   signed, pos)
+            good = _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, pos)
         else:
             good = _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s,
-                                      look, signed, unit, pos)
+                                      look, unit, pos)
         if not good:
-            return first_bad(n, i_flat, ioffs, istride, m, inner, s, s + look, signed)
+            return first_bad(n, i_flat, ioffs, istride, m, inner, s, s + look)
         dst = out[s:s + count]
         ahead = max(0, min(count, look - PREFETCH_DISTANCE))
         for e in range(ahead):
