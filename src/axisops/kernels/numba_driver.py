@@ -183,9 +183,7 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
 
 def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:
     """The contract's error for an index the kernel stopped at (flat position ``stop``)."""
-    # One snapshot, so that the offender named is a value the index really held
-    # (another thread may be rewriting it); raises, naming the first one.
-    check_index_values(np.array(index), spec)
+    check_index_values(index, spec)  # raises, naming the first offender in C order
     n, name = spec.n, spec.index_name
     where = ", ".join(str(int(p)) for p in np.unravel_index(stop, spec.index_shape))
     raise IndexOutOfRangeError(
