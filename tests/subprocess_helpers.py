@@ -39,8 +39,11 @@ def run_python(args: list[str], *, timeout: float, env: dict[str, str] | None = 
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        # The script is not reaped yet, so its group id cannot belong to anyone else.
-        os.killpg(proc.pid, signal.SIGKILL)
+        if hasattr(os, "killpg"):
+            # The script is not reaped yet, so its group id cannot belong to anyone else.
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # Windows: no process groups to kill, and no fork
+            proc.kill()
         out, err = proc.communicate()
         pytest.fail(f"python {' '.join(args)} did not finish in {timeout} s (a hang)\n"
                     f"--- stdout\n{out}\n--- stderr\n{err}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import warnings
@@ -26,6 +27,7 @@ def restore_threads():
 
 # --- fork and multiprocessing -------------------------------------------------------------
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_fork_and_multiprocessing_pools_after_use():
     """After the pool has run: os.fork() and a call in the child, then multiprocessing
     Pools with the fork and the spawn start methods.  In a subprocess whose whole
