@@ -161,3 +161,15 @@ def test_a_user_subclass_is_read_as_a_plain_array_without_its_hooks(backend):
     assert_same_bits(out, axisops.gather(data, 1, index, backend="numpy"))
     out = axisops.take_along_axis(_hostile(data), _hostile(index), axis=1)
     assert type(out) is np.ndarray
+
+
+def test_plain_arrays_pass_while_another_thread_is_still_importing_numpy_ma():
+    """numpy.ma.core half-imported (in sys.modules, MaskedArray not yet defined)."""
+    import sys
+    import types
+    from unittest import mock
+
+    # The numpy backend: Numba's dispatch itself looks at np.ma, which the fake breaks.
+    half = {name: types.ModuleType(name) for name in ("numpy.ma", "numpy.ma.core")}
+    with mock.patch.dict(sys.modules, half):
+        assert axisops.topk(np.array([1, 3, 2]), 1, backend="numpy").indices.tolist() == [1]

@@ -27,8 +27,11 @@ __all__ = ["NumpyFamily", "as_ndarray"]
 
 
 def _is_masked(x: Any) -> bool:
-    ma = sys.modules.get("numpy.ma")  # never imported here: no masked array exists without it
-    return ma is not None and isinstance(x, ma.MaskedArray)
+    # numpy.ma is never imported here: no masked array exists before its class does.
+    # Another thread may be importing it right now, so the class is looked up where it
+    # is defined, and may not be there yet (then there is no instance either).
+    masked = getattr(sys.modules.get("numpy.ma.core"), "MaskedArray", None)
+    return masked is not None and isinstance(x, masked)
 
 
 def as_ndarray(x: Any, func: str, name: str) -> np.ndarray:
