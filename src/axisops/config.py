@@ -4,7 +4,13 @@ Results never depend on either setting (the contract is bit-exact); only
 speed does.
 
 - **Threads**: the default is the number of CPUs this process may run on, or
-  ``AXISOPS_NUM_THREADS`` when that is set.
+  ``AXISOPS_NUM_THREADS`` when that is set to an allowed value.  The count is
+  bounded: at most :func:`max_threads`, the larger of :data:`THREADS_FLOOR`
+  (64) and the CPU count.  :func:`set_num_threads` refuses a larger value (it
+  does not cap it silently: a typo should not pass), so no setting can make
+  one call start thousands of threads.  An ``AXISOPS_NUM_THREADS`` that is not
+  an integer in the allowed range is ignored with a :class:`RuntimeWarning`
+  (an import must not fail over it).
 - **Compilation** (:func:`set_compile_mode`): by default (``"background"``) a
   call whose compiled kernel is not in the on-disk cache yet is answered by an
   exact path that needs no compiler while a separate process compiles the
@@ -16,17 +22,24 @@ speed does.
 from __future__ import annotations
 
 import os
+import warnings
 
 from .errors import InvalidArgumentError
+from .validation import as_int
 
 __all__ = [
     "COMPILE_MODES",
+    "THREADS_FLOOR",
     "cpu_count",
     "get_compile_mode",
     "get_num_threads",
+    "max_threads",
     "set_compile_mode",
     "set_num_threads",
 ]
+
+#: every machine allows at least this many threads (tests and oversubscription).
+THREADS_FLOOR = 64
 
 
 def cpu_count() -> int:
@@ -37,13 +50,48 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def max_threads() -> int:
+    """The largest thread count allowed: ``max(64, cpu_count())``.
+
+    >>> import axisops.config as config
+    >>> config.max_threads() >= 64
+    True
+    """
+    return max(THREADS_FLOOR, cpu_count())
+
+
+def _shown(n: int) -> str:
+    """``n`` for a message: in full unless it is huge (str() refuses > 4300 digits)."""
+    if abs(n) < 10**18:
+        return str(n)
+    return f"{'-' if n < 0 else ''}<an integer of {n.bit_length()} bits>"
+
+
+def _check_range(n: int, what: str, name: str) -> int:
+    top = max_threads()
+    if not 1 <= n <= top:
+        raise InvalidArgumentError(
+            f"{what}={_shown(n)} is out of range (need 1 <= {name} <= {top}, the larger of "
+            f"{THREADS_FLOOR} and the {cpu_count()} CPUs this process may run on)"
+        )
+    return n
+
+
 def _from_env() -> int:
-    raw = os.environ.get("AXISOPS_NUM_THREADS", "")
-    try:
-        value = int(raw)
-    except ValueError:
+    raw = os.environ.get("AXISOPS_NUM_THREADS", "").strip()
+    if not raw:
         return cpu_count()
-    return value if value >= 1 else cpu_count()
+    try:
+        return _check_range(int(raw), "AXISOPS_NUM_THREADS", "AXISOPS_NUM_THREADS")
+    except InvalidArgumentError as exc:
+        problem = str(exc)
+    except ValueError:
+        shown = repr(raw) if len(raw) <= 24 else f"{raw[:20]!r}... ({len(raw)} characters)"
+        problem = (f"AXISOPS_NUM_THREADS={shown} is not an allowed integer "
+                   f"(need 1 <= AXISOPS_NUM_THREADS <= {max_threads()})")
+    warnings.warn(f"{problem}; ignored, using {cpu_count()} threads", RuntimeWarning,
+                  stacklevel=2)
+    return cpu_count()
 
 
 _num_threads = _from_env()
@@ -60,20 +108,25 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(n: int) -> None:
-    """Set the number of threads kernels use (``1 <= n``); results do not change.
+    """Set the number of threads kernels use; results do not change, only speed.
 
-    >>> import axisops
-    >>> old = axisops.get_num_threads(); axisops.set_num_threads(1)
+    ``n`` is a Python or NumPy integer in ``[1, max_threads()]``, where
+    :func:`max_threads` is the larger of 64 and the CPUs this process may run
+    on.  Anything else raises :class:`axisops.InvalidArgumentError` and
+    changes nothing.  Calls already running keep the count they started with;
+    the call may come from any thread at any time.
+
+    >>> import numpy as np, axisops
+    >>> old = axisops.get_num_threads(); axisops.set_num_threads(np.int64(1))
     >>> axisops.get_num_threads()
     1
+    >>> axisops.set_num_threads(10**6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    axisops.errors.InvalidArgumentError: set_num_threads(): n=1000000 is out of range ...
     >>> axisops.set_num_threads(old)
     """
     global _num_threads
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidArgumentError(
-            f"set_num_threads(): n={n!r} is not allowed (need an integer >= 1)"
-        )
-    _num_threads = n
+    _num_threads = _check_range(as_int("set_num_threads", "n", n), "set_num_threads(): n", "n")
 
 
 #: what :func:`set_compile_mode` accepts.

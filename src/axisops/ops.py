@@ -57,7 +57,10 @@ def topk(
     first ``k`` entries of ``np.argsort(x, axis, kind="stable")``.
 
     Args:
-        x: an array (any rank >= 1, any layout) or array-like.
+        x: an array (any rank >= 1, any layout) or array-like.  NumPy subclasses
+            (``np.memmap``, ``np.matrix``, your own) are read as plain ndarrays and
+            give plain ndarrays; masked arrays are refused (``InvalidArgumentError``:
+            use ``x.filled(v)``), as their mask would be ignored.
         k: how many elements to keep, ``0 <= k <= x.shape[axis]``.
         axis: the axis to select along, in ``[-x.ndim, x.ndim)``.
         largest: the greatest elements, greatest first (else the least, least first).
@@ -100,7 +103,11 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     x's rank, ``index.shape[d] <= x.shape[d]`` for ``d != dim``, values in
     ``[-n, n-1]`` (negatives count from the end), and the result has
     ``index``'s shape and x's dtype.  Out-of-range values raise
-    :class:`axisops.IndexOutOfRangeError` and nothing is returned.
+    :class:`axisops.IndexOutOfRangeError` and nothing is returned; nothing
+    outside ``x`` is read, even while another thread rewrites ``index``.
+    NumPy subclasses of ``x`` or ``index`` (``np.memmap``, ``np.matrix``, your
+    own) are read as plain ndarrays and give plain ndarrays; masked arrays are
+    refused with :class:`axisops.InvalidArgumentError`.
 
     >>> import numpy as np, axisops
     >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])

@@ -307,10 +307,21 @@ def _run_gather_elements(views: Sequence[np.ndarray], *, axis: int) -> list[np.n
 
 
 def _index_error(index: np.ndarray, n: int, axis: int) -> DMLError:
+    """E_INVALIDARG naming the first out-of-range value of ``index`` (in C order).
+
+    The caller may rewrite the buffer from another thread during ``execute``,
+    so one snapshot is searched, and a buffer that holds no offender any more
+    still gets an error (the gather met one; nothing was written).
+    """
     lo = -n if index.dtype.kind == "i" else 0
-    bad = (index < lo) | (index > n - 1)
+    need = f"need {lo} <= index <= {n - 1}"
+    snapshot = np.array(index)
+    bad = (snapshot < lo) | (snapshot > n - 1)
+    if not bad.any():
+        return invalid_arg(f"execute(GATHER_ELEMENTS): indices_tensor held an out-of-range "
+                           f"value for input_tensor.sizes[{axis}]={n} when it was read, but "
+                           f"holds none now (was it changed during the call?); {need}")
     pos = np.unravel_index(int(np.argmax(bad)), index.shape)
-    where = ", ".join(str(int(p)) for p in pos)
-    return invalid_arg(f"execute(GATHER_ELEMENTS): indices_tensor[{where}]={int(index[pos])} "
-                       f"is out of range for input_tensor.sizes[{axis}]={n} "
-                       f"(need {lo} <= index <= {n - 1})")
+    where, value = ", ".join(str(int(p)) for p in pos), int(snapshot[pos])
+    return invalid_arg(f"execute(GATHER_ELEMENTS): indices_tensor[{where}]={value} "
+                       f"is out of range for input_tensor.sizes[{axis}]={n} ({need})")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import get_num_threads
+from ..errors import IndexOutOfRangeError
 from ..validation import GatherSpec, TopKSpec, check_index_values
 from . import numba_gather as kg
 from . import numba_topk as kt
@@ -165,18 +166,16 @@ _RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _colum
             "split": _scan_split}
 
 
-def _bounds_args(index: np.ndarray) -> tuple:
-    """Arguments of :func:`.numba_gather.index_bounds`: the index read along its
-    smallest stride (in memory order)."""
-    sizes = [(abs(st), d) for d, (st, size) in enumerate(zip(index.strides, index.shape))
-             if size > 1]
-    axis = min(sizes)[1] if sizes else index.ndim - 1
-    seqs = sequences(index, axis, raw=False)
-    return seqs.flat, seqs.offs, seqs.stride, seqs.n
-
-
 def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
-    """Gather for a validated spec: one bounds pass over the index, then the copy."""
+    """Gather for a validated spec: one pass that checks each index value as it is used.
+
+    There is no separate bounds pass: the kernel checks every value it turns
+    into a position (see :mod:`axisops.kernels.numba_gather`), so no other
+    thread rewriting ``index`` meanwhile can make it read outside ``x``.  When
+    a value is out of range, nothing is returned: the error names the first
+    offender in C order, or, when the index no longer holds one (it was
+    changed during the call), where the kernel met one.
+    """
     out = np.empty(spec.out_shape, spec.out_dtype)
     if out.size == 0:
         return out
@@ -188,15 +187,22 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
     parts = get_num_threads() if out.size >= _PARALLEL_MIN else 1
 
-    def tasks(wrap: bool) -> list[tuple]:
-        return [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m,
-                 a, b, xs.inner, wrap, unit, flat_out) for a, b in split_range(out.size, parts)]
-
-    bounds = _bounds_args(index)
-    ensure([(kg.index_bounds, bounds), (kg.gather_flat, tasks(False)[0])],
-           f"gather:{flat_out.dtype}:{idx.flat.dtype}")
-    lo, hi = kg.index_bounds(*bounds)
-    if int(lo) < -n or int(hi) > n - 1:
-        check_index_values(index, spec)  # raises, naming the first offender
-    run_parallel(kg.gather_flat, tasks(int(lo) < 0))  # only negatives need the wrap-around
+    tasks = [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m, a, b,
+              xs.inner, unit, flat_out) for a, b in split_range(out.size, parts)]
+    ensure([(kg.gather_flat, tasks[0])], f"gather:{flat_out.dtype}:{idx.flat.dtype}")
+    stops = [t for t in run_parallel(kg.gather_flat, tasks) if t >= 0]
+    if stops:
+        _raise_index_error(index, spec, min(stops))
     return out
+
+
+def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:
+    """The contract's error for an index the kernel stopped at (flat position ``stop``)."""
+    check_index_values(index, spec)  # raises, naming the first offender in C order
+    n, name = spec.n, spec.index_name
+    where = ", ".join(str(int(p)) for p in np.unravel_index(stop, spec.index_shape))
+    raise IndexOutOfRangeError(
+        f"{spec.func}(): {name} held an out-of-range value at or after {name}[{where}] "
+        f"when it was read, for {spec.dim_name} {spec.dim} of size {n}, but holds none "
+        f"now (was it changed during the call?); need {-n} <= {name} <= {n - 1}"
+    )

@@ -1,4 +1,4 @@
-"""Numba gather kernels: validate the index in one pass, then copy unchecked.
+"""Numba gather kernels: each index value is checked as it becomes a position.
 
 Values are moved as raw bits (unsigned integers of their width, complex128 as
 itself), so every dtype is gathered exactly.  The index keeps its own integer
@@ -7,17 +7,25 @@ type: no int64 copy of an int32 index is made.
 Element ``(o, j, c)`` of the output, shaped ``(outer, m, inner)`` around the
 gather dimension, is ``x_flat[xoffs[q] + wrap(idx) * xstride]`` with
 ``idx = i_flat[ioffs[q] + j * istride]`` and ``q = o * inner + c``.
+
+Memory safety does not rest on a separate bounds pass: another thread may
+rewrite the index at any moment, so each value is read once, turned into a
+position in a private block buffer and checked there, and the copy (and its
+prefetch) reads only positions of a block that passed.  A block holding a
+value outside ``[-n, n-1]`` (``[0, n-1]`` for unsigned types) stops the kernel
+before its copy, and the kernel returns where it stopped.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .numba_keys import cast_like
 from .numba_prefetch import prefetch
 
-__all__ = ["BLOCK", "PREFETCH_DISTANCE", "gather_flat", "index_bounds"]
+__all__ = ["BLOCK", "PREFETCH_DISTANCE", "first_bad", "gather_flat"]
 
 #: elements between a prefetch and the read it serves (measured: 128-512 saturate).
 PREFETCH_DISTANCE = 256
@@ -25,120 +33,142 @@ PREFETCH_DISTANCE = 256
 BLOCK = 2048
 
 
-@njit(nogil=True, cache=True)
-def index_bounds(i_flat, ioffs, istride, m):
-    """(min, max) of every index value (as int64 / uint64 of the index type)."""
-    lo = i_flat[ioffs[0]]
-    hi = lo
-    for q in range(ioffs.shape[0]):
-        pos = ioffs[q]
-        if istride == 1:
-            seq = i_flat[pos:pos + m]
-            for j in range(m):
-                v = seq[j]
-                lo = min(lo, v)
-                hi = max(hi, v)
-        else:
-            for j in range(m):
-                v = i_flat[pos + j * istride]
-                lo = min(lo, v)
-                hi = max(hi, v)
-    return lo, hi
+def _signed(v):  # pragma: no cover - replaced by the overload in jitted code
+    """Whether ``v``'s integer type is signed (a compile-time constant in kernels)."""
+    return np.asarray(v).dtype.kind == "i"
+
+
+@overload(_signed, inline="always")
+def _signed_overload(v):
+    flag = isinstance(v, types.Integer) and v.signed
+    return lambda v: flag
 
 
 @njit(inline="always")
-def _wrap(v, n):
+def _along(v, n):
+    """Index value ``v`` as a coordinate along the axis of size ``n`` (an int64): in
+    ``[0, n)`` when ``v`` is valid, outside it otherwise.  Negative values of a signed
+    type count from the end; an unsigned 64-bit value of 2**63 or more casts to a
+    negative number and stays invalid (unsigned values are never wrapped)."""
     w = cast_like(v, n)
-    return w + n if w < 0 else w
+    return w + n if _signed(v) and w < 0 else w
 
 
 @njit(inline="always")
-def _run_positions(xbase, xstride, n, i_flat, start, istride, count, wrap, dst):
-    """``dst[e] = xbase + idx * xstride`` for the ``count`` index values from ``start``
-    (negative ones wrapped when ``wrap``); unit strides get a loop that vectorises."""
+def _inside(w, n):
+    return (w >= 0) & (w < n)
+
+
+@njit(inline="always")
+def _run_positions(xbase, xstride, n, i_flat, start, istride, count, dst):
+    """``dst[e] = xbase + w * xstride`` for the ``count`` index values from ``start``;
+    False when one of them is out of range (``dst`` is then meaningless).  Unit strides
+    get a loop that vectorises."""
+    good = True
     if istride == 1:
         idx = i_flat[start:start + count]
-        if wrap:
-            for e in range(count):
-                dst[e] = xbase + _wrap(idx[e], n) * xstride
-        else:
-            for e in range(count):
-                dst[e] = xbase + cast_like(idx[e], n) * xstride
+        for e in range(count):
+            w = _along(idx[e], n)
+            good &= _inside(w, n)
+            dst[e] = xbase + w * xstride
     else:
         for e in range(count):
-            dst[e] = xbase + _wrap(i_flat[start + e * istride], n) * xstride
+            w = _along(i_flat[start + e * istride], n)
+            good &= _inside(w, n)
+            dst[e] = xbase + w * xstride
+    return good
 
 
 @njit(inline="always")
-def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, wrap, pos):
+def _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, pos):
     """``pos[e]``: where in ``x_flat`` output element ``t + e`` reads, when ``inner`` is 1
-    (element ``t`` is position ``t % m`` of sequence ``t // m``), a sequence's run at a time."""
+    (element ``t`` is position ``t % m`` of sequence ``t // m``), a sequence's run at a
+    time; False when a value is out of range."""
     q, j = t // m, t % m
     e = 0
+    good = True
     while e < count:
         run = min(m - j, count - e)
-        _run_positions(xoffs[q], xstride, n, i_flat, ioffs[q] + j * istride, istride, run,
-                       wrap, pos[e:e + run])
+        good &= _run_positions(xoffs[q], xstride, n, i_flat, ioffs[q] + j * istride, istride,
+                               run, pos[e:e + run])
         e += run
         q, j = q + 1, 0
+    return good
 
 
 @njit(inline="always")
-def _unit_run_positions(xbase, xstride, n, i_flat, start, count, wrap, dst):
-    """``dst[u] = xbase + u + idx[u] * xstride`` over a contiguous run of the index."""
+def _unit_run_positions(xbase, xstride, n, i_flat, start, count, dst):
+    """``dst[u] = xbase + u + w * xstride`` over a contiguous run of the index."""
     idx = i_flat[start:start + count]
-    if wrap:
-        for u in range(count):
-            dst[u] = xbase + u + _wrap(idx[u], n) * xstride
-    else:
-        for u in range(count):
-            dst[u] = xbase + u + cast_like(idx[u], n) * xstride
+    good = True
+    for u in range(count):
+        w = _along(idx[u], n)
+        good &= _inside(w, n)
+        dst[u] = xbase + u + w * xstride
+    return good
 
 
 @njit(inline="always")
-def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count, wrap,
-                       unit, pos):
+def _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count, unit,
+                       pos):
     """Like :func:`_positions_rows` for ``inner > 1``: element ``t`` is column
     ``t % inner`` of output row ``r = t // inner``, which is ``(o, j) = divmod(r, m)``."""
     r, c = t // inner, t % inner
     e = 0
+    good = True
     while e < count:
         run = min(inner - c, count - e)
         base, shift = (r // m) * inner + c, (r % m) * istride
         dst = pos[e:e + run]
         if unit:  # both inner runs are unit-stride: offsets are consecutive
-            _unit_run_positions(xoffs[base], xstride, n, i_flat, ioffs[base] + shift, run,
-                                wrap, dst)
-        elif wrap:
-            for u in range(run):
-                dst[u] = xoffs[base + u] + _wrap(i_flat[ioffs[base + u] + shift], n) * xstride
+            good &= _unit_run_positions(xoffs[base], xstride, n, i_flat, ioffs[base] + shift,
+                                        run, dst)
         else:
             for u in range(run):
-                dst[u] = xoffs[base + u] + cast_like(i_flat[ioffs[base + u] + shift], n) * xstride
+                w = _along(i_flat[ioffs[base + u] + shift], n)
+                good &= _inside(w, n)
+                dst[u] = xoffs[base + u] + w * xstride
         e += run
         r, c = r + 1, 0
+    return good
 
 
 @njit(nogil=True, cache=True)
-def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, wrap,
-                unit, out):
+def first_bad(n, i_flat, ioffs, istride, m, inner, t0, t1):
+    """The first output element in ``t0 .. t1-1`` whose index value is out of range
+    now, or ``t0`` when none is (the index changed since it was read)."""
+    for t in range(t0, t1):
+        r, c = t // inner, t % inner
+        q = (r // m) * inner + c
+        if not _inside(_along(i_flat[ioffs[q] + (r % m) * istride], n), n):
+            return t
+    return t0
+
+
+@njit(nogil=True, cache=True)
+def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, unit,
+                out):
     """Output elements ``t0 .. t1-1`` of the C-ordered ``(outer, m, inner)`` output ``out``
-    (given flat), a block of ``BLOCK`` at a time.
+    (given flat), a block of ``BLOCK`` at a time; returns -1, or the output element
+    (an index position in C order) where an out-of-range value stopped it.
 
     For each block, the positions in ``x_flat`` are first computed from the
-    index (read in order) into a small buffer, along with the next
-    ``PREFETCH_DISTANCE`` ones; the copy loop then prefetches the element it
-    will read that many iterations later, so many random reads are in flight.
+    index (read in order, each value once) into a small buffer, along with the
+    next ``PREFETCH_DISTANCE`` ones, and checked; the copy loop then prefetches
+    the element it will read that many iterations later, so many random reads
+    are in flight.  Both read only checked positions.
     """
     pos = np.empty(BLOCK + PREFETCH_DISTANCE, np.int64)
     for s in range(t0, t1, BLOCK):
         count = min(BLOCK, t1 - s)
         look = min(count + PREFETCH_DISTANCE, t1 - s)
         if inner == 1:
-            _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, wrap, pos)
+            good = _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, pos)
         else:
-            _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s, look,
-                               wrap, unit, pos)
+            good = _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s,
+                                      look, unit, pos)
+        if not good:
+            return first_bad(n, i_flat, ioffs, istride, m, inner, s, s + look)
         dst = out[s:s + count]
         ahead = max(0, min(count, look - PREFETCH_DISTANCE))
         for e in range(ahead):
@@ -146,3 +176,4 @@ def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, in
             dst[e] = x_flat[pos[e]]
         for e in range(ahead, count):
             dst[e] = x_flat[pos[e]]
+    return -1

@@ -1,0 +1,50 @@
+"""Run a Python script in a fresh process with a hard timeout.
+
+A crash (segfault) or a hang in the script then fails the test instead of
+killing or blocking pytest.  The script runs in its own session, and on
+timeout its whole process group is killed: forked children and
+``multiprocessing`` workers included (they hold the output pipes open, so a
+normal return means they are gone).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def explain(self) -> str:
+        return f"exit {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+def run_python(args: list[str], *, timeout: float, env: dict[str, str] | None = None) -> Finished:
+    """``python ARGS`` from the tests folder; fails the test after ``timeout`` seconds."""
+    import pytest
+
+    proc = subprocess.Popen([sys.executable, *args], cwd=HERE, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if hasattr(os, "killpg"):
+            # The script is not reaped yet, so its group id cannot belong to anyone else.
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # Windows: no process groups to kill, and no fork
+            proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"python {' '.join(args)} did not finish in {timeout} s (a hang)\n"
+                    f"--- stdout\n{out}\n--- stderr\n{err}")
+    return Finished(proc.returncode, out, err)

@@ -1,0 +1,145 @@
+"""Gather never reads outside x, whatever happens to the index meanwhile.
+
+The Numba kernel checks each index value as it turns it into a position, and
+copies (and prefetches) only from checked positions; there is no separate
+bounds pass whose verdict another thread could invalidate.
+"""
+
+from __future__ import annotations
+
+import re
+from unittest import mock
+
+import numpy as np
+import pytest
+
+import axisops
+from axisops import directml as dml
+from axisops.directml import operators
+from axisops.kernels import numba_driver as drv
+from axisops.kernels import numba_gather as kg
+from subprocess_helpers import run_python
+
+BLOCK, AHEAD = kg.BLOCK, kg.PREFETCH_DISTANCE
+
+
+def _flat_gather(x, idx, out):
+    """The kernel over a 1-D ``x`` and ``idx`` in one task: its return value."""
+    n = np.int64(x.size)
+    offs = np.zeros(1, np.int64)
+    return kg.gather_flat(x, offs, 1, n, idx, offs, 1, idx.size, 0, idx.size, 1, False, out)
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("int64", 100), ("int64", -101), ("int64", -(2**63)), ("int32", 2**31 - 1),
+    ("int8", -128), ("uint64", 2**63 + 5), ("uint64", 2**64 - 1), ("uint64", 100),
+    ("uint8", 255),
+])
+@pytest.mark.parametrize("at", [0, 7, BLOCK - 1, BLOCK, BLOCK + AHEAD - 1, BLOCK + AHEAD,
+                                3 * BLOCK - 1])
+def test_the_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, at):
+    x = np.arange(100, dtype=np.uint64) + 1000
+    size = 3 * BLOCK
+    idx = (np.arange(size) % 100).astype(dtype)
+    idx[at] = value
+    out = np.zeros(size, np.uint64)
+    stop = _flat_gather(x, idx, out)
+    assert stop == at
+    # A block is checked whole, its prefetch window (the next AHEAD positions)
+    # included, before any read of x: the first block whose window holds the
+    # value is never copied, nor any after it.
+    first_unsafe = max(0, ((at - BLOCK - AHEAD) // BLOCK + 1) * BLOCK)
+    assert (out[first_unsafe:] == 0).all()
+    assert (out[:first_unsafe] == x[idx[:first_unsafe].astype(np.int64)]).all()
+
+
+def test_the_kernel_wraps_only_signed_values():
+    x = np.arange(10, dtype=np.uint64)
+    out = np.zeros(3, np.uint64)
+    assert _flat_gather(x, np.array([-1, -10, 9], np.int64), out) == -1
+    assert out.tolist() == [9, 0, 9]
+    # 2**64 - 1 is -1 when cast to int64; an unsigned value never wraps.
+    assert _flat_gather(x, np.array([0, 2**64 - 1, 1], np.uint64), out) == 1
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_the_error_names_the_first_offender_in_c_order_across_threads(layout):
+    x = np.arange(40 * 300, dtype=np.float32).reshape(40, 300)
+    idx = np.random.default_rng(3).integers(-300, 300, size=(40, 5000))
+    idx[39, 4999] = 300          # in the last thread's range
+    idx[17, 2] = -301            # in a middle one: first in C order
+    idx = np.asfortranarray(idx) if layout == "F" else idx
+    old = axisops.get_num_threads()
+    try:
+        axisops.set_num_threads(4)
+        want = ("gather(): index[17, 2]=-301 is out of range for dim 1 of size 300 "
+                "(need -300 <= index <= 299)")
+        with mock.patch.object(drv, "_PARALLEL_MIN", 0), \
+                pytest.raises(axisops.IndexOutOfRangeError, match=re.escape(want)):
+            axisops.gather(x, 1, idx, backend="numba")
+    finally:
+        axisops.set_num_threads(old)
+
+
+def test_an_index_repaired_during_the_call_still_raises():
+    """Another thread puts valid values back right after the kernel read a bad one."""
+    x = np.arange(12.0).reshape(3, 4)
+    good = np.array([[0, 1], [2, 3], [-1, -4]])
+    index = good.copy()
+    index[1, 1] = 99
+    real = kg.gather_flat
+
+    def kernel_then_repair(*args):
+        try:
+            return real(*args)
+        finally:
+            np.copyto(index, good)
+
+    with mock.patch.object(kg, "gather_flat", kernel_then_repair), \
+            pytest.raises(axisops.IndexOutOfRangeError) as info:
+        axisops.gather(x, 1, index, backend="numba")
+    assert str(info.value) == (
+        "gather(): index held an out-of-range value at or after index[1, 1] when it was read, "
+        "for dim 1 of size 4, but holds none now (was it changed during the call?); "
+        "need -4 <= index <= 3")
+
+
+def test_directml_execute_raises_and_writes_nothing_when_the_index_is_repaired():
+    T = dml.TensorDataType
+    device = dml.create_device()
+    xd, idd = dml.BufferTensorDesc(T.INT64, (2, 4)), dml.BufferTensorDesc(T.INT32, (2, 3))
+    op = device.compile_operator(device.create_operator(
+        dml.GatherElementsOperatorDesc(xd, idd, dml.BufferTensorDesc(T.INT64, (2, 3)), 1)))
+    x = np.arange(8, dtype="<i8").reshape(2, 4)
+    good = np.array([[0, 1, 2], [3, -1, -4]], "<i4")
+    index = good.copy()
+    index[0, 2] = -5
+    out = bytearray(b"\xa5") * 48
+    real = operators.gather
+
+    def gather_then_repair(*args):
+        try:
+            return real(*args)
+        finally:
+            np.copyto(index, good)
+
+    with mock.patch.object(operators, "gather", gather_then_repair), \
+            pytest.raises(dml.DMLError) as info:
+        op.execute([x, index], [out])
+    assert info.value.hresult == dml.E_INVALIDARG
+    assert info.value.message == (
+        "execute(GATHER_ELEMENTS): indices_tensor held an out-of-range value for "
+        "input_tensor.sizes[1]=4 when it was read, but holds none now (was it changed during "
+        "the call?); need -4 <= index <= 3")
+    assert out == bytearray(b"\xa5") * 48
+    assert device.get_device_removed_reason() is None
+
+
+def test_gather_survives_an_index_rewritten_by_another_thread():
+    """Another thread flips stretches of the index between valid and out-of-range values
+    (by one, and by up to 2**63) while gather runs, through every kernel path, one and
+    several threads, and DirectML's execute; in a subprocess, so a crash fails here."""
+    done = run_python(["gather_race_script.py", "40", "api:1", "api:3", "directml:2"],
+                      timeout=300)
+    assert done.returncode == 0, done.explain()
+    assert done.stdout.count("rows=") == 3, done.explain()
