@@ -99,7 +99,7 @@ def test_thread_count_never_changes_the_bits(threads):
     old = axisops.get_num_threads()
     try:
         axisops.set_num_threads(threads)
-        with mock.patch.object(drv, "_PARALLEL_MIN", 0), mock.patch.object(drv, "_SPLIT_MIN", 64):
+        with mock.patch.object(drv, "PARALLEL_MIN", 0), mock.patch.object(drv, "SPLIT_MIN", 64):
             for x in cases:
                 for axis in (0, 1):
                     for k in (1, 9, 300):
@@ -195,7 +195,7 @@ def test_gather_at_prefetch_and_block_boundaries(threads, layout):
     old = axisops.get_num_threads()
     try:
         axisops.set_num_threads(threads)
-        with mock.patch.object(drv, "_PARALLEL_MIN", 0):
+        with mock.patch.object(drv, "PARALLEL_MIN", 0):
             for total in (1, d - 1, d, d + 1, b - 1, b, b + d + 1, 2 * b + 3):
                 x = rng.standard_normal((3, 50)).astype(np.float32)
                 for dim, shape in ((1, (3, total)), (0, (total, 50))):

@@ -16,7 +16,10 @@ from numba import njit
 from .numba_keys import cast_like, max_keys_into, order_key
 from .numba_select import SORTED_K, insert_best, select_best, sort_best, write_row
 
-__all__ = ["topk_columns"]
+__all__ = ["MIN_BUFFER", "topk_columns"]
+
+#: the smallest candidate buffer of a column (k > SORTED_K only): see the scan's.
+MIN_BUFFER = 32
 
 
 @njit(inline="always")
@@ -50,33 +53,18 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
 @njit(inline="always")
 def _columns_insert(flat, base, stride, r0, h, width, top, ckeys, cidx, cnt, k, kind, sign,
                     absmask, nanbound, ones, flip):
-    """Small k: each column keeps its k best sorted (insertion), so its bound is exact.
-
-    Rows arrive in index order, so a key enters only when strictly greater
-    than the k-th best, and lands after every equal key already kept.
-    """
+    """Small k: each column keeps its k best sorted (insertion), so its bound is exact."""
     for c in range(width):
-        full = cnt[c] == k
-        if full and top[c] <= ckeys[c, k - 1]:
-            continue
+        if cnt[c] == k and top[c] <= ckeys[c, k - 1]:
+            continue  # nothing in these rows beats the column's k-th best
         tk, ti = ckeys[c], cidx[c]
+        count = cnt[c]
         for r in range(h):
             i = r0 + r
             key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound, ones,
                             flip)
-            if cnt[c] == k:
-                if key <= tk[k - 1]:
-                    continue
-                j = k - 1
-            else:
-                j = cnt[c]
-                cnt[c] = j + 1
-            while j > 0 and key > tk[j - 1]:
-                tk[j] = tk[j - 1]
-                ti[j] = ti[j - 1]
-                j -= 1
-            tk[j] = key
-            ti[j] = i
+            count = insert_best(tk, ti, count, k, key, i)
+        cnt[c] = count
 
 
 @njit(nogil=True, cache=True)
@@ -90,7 +78,7 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
     tile); a column whose maximum is below its bound costs one compare, and
     only the others have their keys computed again.
     """
-    cap = max(2 * k, 32)
+    cap = max(2 * k, MIN_BUFFER)
     colmax = np.empty(panel, flat.dtype)
     ckeys = np.empty((panel, cap), flat.dtype)
     cidx = np.empty((panel, cap), np.int64)
@@ -133,7 +121,7 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
             if cnt[c] < k:
                 raise RuntimeError("axisops internal error: a column kept fewer than k")
             select_best(row_k, row_i, cnt[c], k)
-            if do_sort:
-                _sort_candidates(row_k, row_i, k, n)
+            if do_sort and k > SORTED_K:  # below, select_best left them sorted
+                sort_best(row_k, row_i, k)
             q = o * inner + c0 + c
-            _write_row(flat, offs[q], stride, row_k, row_i, k, q, inner, out_vals, out_idx)
+            write_row(flat, offs[q], stride, row_i, k, q, inner, out_vals, out_idx)

@@ -120,5 +120,5 @@ def topk_radix_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmask
                 dst_i[j] = i
                 dst_v[j] = flat[base + i * stride]
         else:
-            sk, si = _radix_pairs(tile, n, keys_b, idx_a, idx_b, hist)
+            _, si = _radix_pairs(tile, n, keys_b, idx_a, idx_b, hist)
             write_row(flat, base, stride, si, k, q, inner, out_vals, out_idx)

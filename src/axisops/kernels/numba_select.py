@@ -9,13 +9,12 @@ best candidates with :func:`insert_best` (pairs) or :func:`insert_word`
 Indices within one sequence are unique, so any correct selection or sort gives
 the same result: stability is never needed, and neither the thread count nor
 the order candidates arrive in can change the answer.
-""")
+"""
 
 from __future__ import annotations
 
-from numba import njit
-
 import numpy as np
+from numba import njit
 
 __all__ = [
     "SORTED_K",
