@@ -198,6 +198,15 @@ def anchors(path: Path) -> set[str]:
     return found
 
 
+def _resolves(page: Path, target: str) -> bool:
+    """Whether a relative link of ``page`` names a file of the repository (and its anchor)."""
+    file_part, _, anchor = target.partition("#")
+    resolved = (page.parent / file_part).resolve() if file_part else page
+    if ROOT not in resolved.parents or not resolved.exists():
+        return False
+    return not anchor or resolved.suffix != ".md" or anchor in anchors(resolved)
+
+
 def broken_links(path: Path) -> list[str]:
     """The relative links (and backticked ``*.md`` names) of ``path`` that resolve to nothing."""
     text = prose(path.read_text())
@@ -205,11 +214,7 @@ def broken_links(path: Path) -> list[str]:
     for target in LINK.findall(CODE_SPAN.sub("", text)):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target):
             continue  # http:, https:, mailto: ...
-        file_part, _, anchor = target.partition("#")
-        resolved = (path.parent / file_part).resolve() if file_part else path
-        if ROOT not in resolved.parents or not resolved.exists():
-            broken.append(target)
-        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+        if not _resolves(path, target):
             broken.append(target)
     for name in MD_NAME.findall(text):
         if not ((path.parent / name).exists() or (ROOT / name).exists()):
