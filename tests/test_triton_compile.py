@@ -8,6 +8,10 @@ subprocess because the interpreter setting is process-wide.
 import subprocess
 import sys
 
+import pytest
+
+pytest.importorskip("triton", reason="Triton ships Linux wheels only")
+
 SCRIPT = r'''
 import os
 os.environ.pop("TRITON_INTERPRET", None)
