@@ -76,7 +76,7 @@ def test_constants_have_the_header_values():
         ACL_MEM_MALLOC_HUGE_ONLY=1, ACL_MEM_MALLOC_NORMAL_ONLY=2, ACL_SUCCESS=0,
         ACL_ERROR_INVALID_PARAM=100000, ACL_ERROR_UNINITIALIZE=100001,
         ACL_ERROR_REPEAT_INITIALIZE=100002, ACL_ERROR_INVALID_DEVICE=200002,
-        ACL_ERROR_RT_AICORE_EXCEPTION=507015)
+        ACL_ERROR_RT_AICORE_EXCEPTION=507015, ACL_ERROR_INTERNAL_ERROR=500000)
     assert {name: getattr(acl, name) for name in expected} == expected
     assert not [name for name in dir(acl) if name.startswith("ACLNN_")]  # those live in aclnn
     assert dict(ACLNN_SUCCESS=aclnn.ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR=aclnn.ACLNN_ERR_PARAM_NULLPTR,

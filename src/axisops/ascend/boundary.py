@@ -21,14 +21,6 @@ Messages describe values with :func:`~axisops.ascend.status.brief`, which
 falls back to the type's name when a ``repr`` raises.
 
 >>> from axisops.ascend import acl
->>> class Stubborn(int):
-...     def __repr__(self):
-...         raise RuntimeError("no repr")
-...     def __eq__(self, other):
-...         raise RuntimeError("no ==")
-...     __hash__ = int.__hash__
->>> acl.rt.malloc(Stubborn(8), 0)  # read as the plain 8: only the missing init fails
-(0, 100001)
 >>> class Opaque:
 ...     def __repr__(self):
 ...         raise RuntimeError("no repr")
@@ -37,6 +29,17 @@ falls back to the type's name when a ``repr`` raises.
 >>> print(acl.get_recent_err_msg())  # doctest: +NORMALIZE_WHITESPACE
 acl.init(): config_path=<Opaque object; repr() raised RuntimeError> is not an existing
 file (need None, '' or a file path)
+>>> class Stubborn(int):
+...     def __repr__(self):
+...         raise RuntimeError("no repr")
+...     def __eq__(self, other):
+...         raise RuntimeError("no ==")
+...     __hash__ = None
+>>> acl.init(), acl.rt.set_device(0)
+(0, 0)
+>>> ptr, ret = acl.rt.malloc(Stubborn(8), 0)  # read as the plain int 8
+>>> ret, acl.rt.free(ptr), acl.finalize()
+(0, 0, 0)
 """
 
 from __future__ import annotations

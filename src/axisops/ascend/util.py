@@ -58,7 +58,8 @@ def numpy_to_ptr(array: np.ndarray) -> int:
 
     ``array`` must be one contiguous block (C or Fortran order; its bytes are
     used in memory order) without Python objects.  A read-only array gives a
-    read-only registration.
+    read-only registration.  The registration holds ``array`` until
+    ``acl.rt.host_unregister(ptr)`` or ``acl.finalize()``.
     """
     func = "acl.util.numpy_to_ptr()"
     if not issubclass(type(array), np.ndarray):
