@@ -5,8 +5,10 @@ a pattern the recorded message must match (naming the argument and value);
 each row also checks that no byte of any device or host buffer changed.
 """
 
+import gc
 import re
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -74,7 +76,7 @@ def test_constants_have_the_header_values():
         ACL_MEM_MALLOC_HUGE_ONLY=1, ACL_MEM_MALLOC_NORMAL_ONLY=2, ACL_SUCCESS=0,
         ACL_ERROR_INVALID_PARAM=100000, ACL_ERROR_UNINITIALIZE=100001,
         ACL_ERROR_REPEAT_INITIALIZE=100002, ACL_ERROR_INVALID_DEVICE=200002,
-        ACL_ERROR_RT_AICORE_EXCEPTION=507015)
+        ACL_ERROR_RT_AICORE_EXCEPTION=507015, ACL_ERROR_INTERNAL_ERROR=500000)
     assert {name: getattr(acl, name) for name in expected} == expected
     assert not [name for name in dir(acl) if name.startswith("ACLNN_")]  # those live in aclnn
     assert dict(ACLNN_SUCCESS=aclnn.ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR=aclnn.ACLNN_ERR_PARAM_NULLPTR,
@@ -342,6 +344,58 @@ def test_numpy_to_ptr_registers_once_per_object(bare):
     data = bytearray(b"xy")
     assert acl.util.bytes_to_ptr(data) == acl.util.bytes_to_ptr(data)
     assert acl.util.bytes_to_ptr(data) != acl.util.bytes_to_ptr(bytearray(b"xy"))
+
+
+def host_bases():
+    return {r.base for r in CONTEXT.space.regions("host")}
+
+
+def test_host_unregister_frees_the_registered_array(bare):
+    array = np.arange(1 << 16, dtype=np.float64)  # 512 KiB
+    alive = weakref.ref(array)
+    ptr = acl.util.numpy_to_ptr(array)
+    del array
+    gc.collect()
+    assert alive() is not None  # the registration holds it
+    assert acl.rt.host_unregister(ptr) == 0  # before acl.init, like the helpers
+    assert alive() is None
+    assert ptr not in host_bases()
+    assert_fails(lambda: acl.rt.host_unregister(ptr), 100000,
+                 rf"ptr={ptr:#x} points into the 524288-byte host registration .* was freed")
+
+
+def test_host_unregister_ends_one_registration_and_the_pointer_with_it(runtime):
+    earlier = host_bases()
+    kept, dropped = np.arange(4, dtype=np.int32), np.arange(4, dtype=np.int32)
+    kept_ptr, dropped_ptr = acl.util.numpy_to_ptr(kept), acl.util.numpy_to_ptr(dropped)
+    data = bytearray(b"abcd")
+    data_ptr = acl.util.bytes_to_ptr(data)
+    view = acl.util.ptr_to_numpy(dropped_ptr, (4,), np.int32)
+    assert acl.rt.host_unregister(dropped_ptr) == 0
+    assert acl.rt.host_unregister(data_ptr) == 0
+    assert host_bases() - earlier == {kept_ptr}
+    assert view.tolist() == [0, 1, 2, 3]  # a view made before holds the memory itself
+    dev = malloc(16)
+    assert_fails(lambda: acl.rt.memcpy(dev, 16, dropped_ptr, 16, H2D), 100000,
+                 rf"src={dropped_ptr:#x} points into the 16-byte host registration .* freed")
+    assert acl.rt.memcpy(dev, 16, kept_ptr, 16, H2D) == 0
+    again = acl.util.numpy_to_ptr(dropped)  # registering again gives a new pointer
+    assert again != dropped_ptr and acl.rt.memcpy(dev, 16, again, 16, H2D) == 0
+
+
+@pytest.mark.parametrize("ptr, pattern", [
+    (lambda host, dev: 0, r"ptr is NULL \(0\)"),
+    (lambda host, dev: host + 8, r"ptr=0x[0-9a-f]+ is offset 8 into the 16-byte registered host "
+                                 r"buffer .* \(host_unregister needs the pointer numpy_to_ptr or "
+                                 r"bytes_to_ptr returned\)"),
+    (lambda host, dev: dev, r"is in the 16-byte device allocation at 0x[0-9a-f]+, not host memory"),
+    (lambda host, dev: float(host), r"ptr=\d+\.0 \(float\) is not a pointer \(need an int\)"),
+    (lambda host, dev: 0x7777_0000_0000, r"ptr=0x777700000000 is not owned by any"),
+])
+def test_host_unregister_refuses(runtime, ptr, pattern):
+    host, dev = acl.util.numpy_to_ptr(np.zeros(2)), malloc(16)
+    assert_fails(lambda: acl.rt.host_unregister(ptr(host, dev)), 100000, pattern)
+    assert host in host_bases()
 
 
 @pytest.mark.parametrize("value, pattern", [

@@ -43,7 +43,8 @@ MODULES = ["axisops.ascend", "axisops.ascend.acl", "axisops.ascend.aclnn",
            "axisops.ascend.constants", "axisops.ascend.status", "axisops.ascend.memory",
            "axisops.ascend.streams", "axisops.ascend.rt", "axisops.ascend.util",
            "axisops.ascend.tensors", "axisops.ascend.executors", "axisops.ascend.checks",
-           "axisops.ascend.gather_op", "axisops.ascend.topk_op", "axisops.ascend.runtime"]
+           "axisops.ascend.gather_op", "axisops.ascend.topk_op", "axisops.ascend.runtime",
+           "axisops.ascend.boundary"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -248,6 +248,8 @@ def test_docstring_examples(module):
 
 # The child's own peak (VmHWM, mapped file pages included): ru_maxrss would carry the
 # pytest process's larger peak across exec and hide any growth.
+linux_memory_probe = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                        reason="the peak RSS probe reads /proc (Linux)")
 RSS_CHILD = textwrap.dedent("""
     import sys
     from axisops.bench.memory import peak_rss_mb
@@ -291,6 +293,7 @@ def big(tmp_path_factory):
     return folder
 
 
+@linux_memory_probe
 def test_peak_memory_does_not_grow_with_the_input(big):
     """Eight times the input, the same peak: the peak RSS (mapped pages included) stays put.
 
@@ -325,6 +328,7 @@ def test_peak_memory_does_not_grow_with_the_input(big):
     np.testing.assert_array_equal(got, np.take_along_axis(np.load(big / "g.npy"), index % 64, 1))
 
 
+@linux_memory_probe
 def test_mapped_pages_would_count(big):
     """The test above is meaningful: touching a mapped file counts in the peak RSS."""
     code = ("import numpy as np, sys; from axisops.bench.memory import peak_rss_mb; "

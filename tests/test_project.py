@@ -1,6 +1,16 @@
-"""Project hygiene: the README's commands are the ones CI runs."""
+"""Project hygiene: the README's commands are CI's, the package's metadata and typing ship."""
 
+import ast
+import inspect
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
+
+import axisops
+from axisops import ops
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +32,110 @@ def test_readme_test_command_is_what_ci_runs():
     assert ci[-1] == test
 
 
+def test_ci_takes_its_pins_from_the_constraints_file():
+    assert " -c .ci/constraints.txt " in _readme_test_command()
+    pins = [line for line in (ROOT / ".ci" / "constraints.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert "torch==2.13.0" in pins and all("==" in pin for pin in pins)
+
+
 def test_readme_has_a_demo_command():
     readme = (ROOT / "README.md").read_text()
     assert any(line.startswith("python3 -m venv") and line.endswith("axisops demo")
                for line in readme.splitlines())
+
+
+def test_readme_tells_cpu_only_users_where_the_cpu_torch_is():
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in readme
+
+
+# --- the built wheel ----------------------------------------------------------------------
+
+def _build_wheel(tmp_path: Path) -> Path:
+    """Build the wheel as ``pip install .`` does (isolated, with the declared build
+    requirements), from a copy of the sources so the work tree stays clean."""
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                           str(tmp_path / "dist"), str(source)],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("axisops-*.whl")
+    return wheel
+
+
+def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
+    with zipfile.ZipFile(_build_wheel(tmp_path)) as wheel:
+        names = set(wheel.namelist())
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        text = wheel.read(metadata).decode()
+        dist_info = metadata.rsplit("/", 1)[0]
+        assert {"axisops/py.typed", "axisops/_api.pyi", f"{dist_info}/licenses/LICENSE"} <= names
+        assert "Copyright (c) 2026 axisops developers" in \
+            wheel.read(f"{dist_info}/licenses/LICENSE").decode()
+    headers = text.split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: MIT" in headers and "License-File: LICENSE" in headers
+    assert "Classifier: Typing :: Typed" in headers
+    requires = [h.removeprefix("Requires-Dist: ") for h in headers
+                if h.startswith("Requires-Dist: ")]
+    assert requires and not [r for r in requires if "==" in r.split(";")[0]]  # no pins
+    triton = [r for r in requires if r.startswith("triton")]
+    assert len(triton) == 2  # the triton and test extras, both for Linux only
+    assert all(re.search(r"""sys_platform == ["']linux["']""", r) for r in triton), triton
+
+
+# --- the typed API matches the run-time one ----------------------------------------------------
+
+TYPED = ("topk", "top_k", "gather", "take_along_axis")
+
+
+def _stub_signatures() -> dict[str, list[list[tuple]]]:
+    """``{name: [parameters of each overload]}`` from ``_api.pyi``; a parameter is
+    ``(name, kind, default)`` as :mod:`inspect` would give it."""
+    tree = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())
+    found: dict[str, list[list[tuple]]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        a, empty = node.args, inspect.Parameter.empty
+        positional = [(p.arg, "POSITIONAL_ONLY") for p in a.posonlyargs] + \
+            [(p.arg, "POSITIONAL_OR_KEYWORD") for p in a.args]
+        defaults = [empty] * (len(positional) - len(a.defaults)) + \
+            [ast.literal_eval(d) for d in a.defaults]
+        params = [(n, k, d) for (n, k), d in zip(positional, defaults)]
+        params += [(p.arg, "KEYWORD_ONLY", empty if d is None else ast.literal_eval(d))
+                   for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+        found.setdefault(node.name, []).append(params)
+    return found
+
+
+def test_the_typed_signatures_are_the_run_time_ones():
+    stubs = _stub_signatures()
+    assert set(stubs) == set(TYPED)
+    for name in TYPED:
+        real = [(p.name, p.kind.name, p.default)
+                for p in inspect.signature(getattr(ops, name)).parameters.values()]
+        assert len(stubs[name]) == 2 and all(params == real for params in stubs[name]), name
+
+
+def test_the_typed_names_are_the_public_ones():
+    tree = ast.parse((ROOT / "src" / "axisops" / "__init__.py").read_text())
+    (branch,) = [n for n in tree.body if isinstance(n, ast.If)]
+    (typed,), (run_time,) = branch.body, branch.orelse
+    assert (typed.module, run_time.module) == ("_api", "ops")
+    names = sorted(a.name for a in typed.names)
+    assert names == sorted(a.name for a in run_time.names) == sorted([*TYPED, "TopK"])
+    assert all(getattr(axisops, n) is getattr(ops, n) for n in names)
+    stub = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())
+    (topk_class,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "TopK"]
+    fields = tuple(n.target.id for n in topk_class.body if isinstance(n, ast.AnnAssign))
+    assert fields == axisops.TopK._fields == ("values", "indices")
+
+
+def test_the_package_is_marked_typed():
+    assert (ROOT / "src" / "axisops" / "py.typed").is_file()

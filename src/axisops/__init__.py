@@ -13,14 +13,20 @@ and Ascend layers live in :mod:`axisops.directml` and :mod:`axisops.ascend`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 # The subpackage is imported before the function of the same name is bound
 # below, so that ``axisops.backends`` stays the function.
 from . import backends as _backends_package  # noqa: F401
 from ._version import __version__
 from .config import get_num_threads, set_num_threads
 from .errors import AxisOpsError, IndexOutOfRangeError, InvalidArgumentError, UnsupportedDTypeError
-from .ops import TopK, gather, take_along_axis, top_k, topk
 from .registry import backends, register_backend
+
+if TYPE_CHECKING:  # the same functions, typed so the result has the input's array type
+    from ._api import TopK, gather, take_along_axis, top_k, topk
+else:
+    from .ops import TopK, gather, take_along_axis, top_k, topk
 
 __all__ = [
     "AxisOpsError",

@@ -22,12 +22,14 @@ from __future__ import annotations
 import os
 
 from . import rt, util
+from .boundary import returns_code
 from .constants import (  # the runtime constants, as pyACL programs spell them
     ACL_BF16,
     ACL_BOOL,
     ACL_COMPLEX64,
     ACL_COMPLEX128,
     ACL_DOUBLE,
+    ACL_ERROR_INTERNAL_ERROR,
     ACL_ERROR_INVALID_DEVICE,
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_REPEAT_INITIALIZE,
@@ -66,6 +68,7 @@ __all__ = [
     "ACL_COMPLEX64",
     "ACL_COMPLEX128",
     "ACL_DOUBLE",
+    "ACL_ERROR_INTERNAL_ERROR",
     "ACL_ERROR_INVALID_DEVICE",
     "ACL_ERROR_INVALID_PARAM",
     "ACL_ERROR_REPEAT_INITIALIZE",
@@ -102,6 +105,7 @@ __all__ = [
 ]
 
 
+@returns_code("acl.init()", invalid=ACL_ERROR_INVALID_PARAM, internal=ACL_ERROR_INTERNAL_ERROR)
 def init(config_path: str | None = None) -> int:
     """``aclInit``: start the runtime; a second call returns 100002.
 
@@ -113,8 +117,7 @@ def init(config_path: str | None = None) -> int:
         if CONTEXT.initialized:
             return fail(ACL_ERROR_REPEAT_INITIALIZE,
                         f"{func}: acl.init() was already called (call acl.finalize() first)")
-        if config_path not in (None, "") and not (
-                isinstance(config_path, str) and os.path.isfile(config_path)):
+        if not _config_ok(config_path):
             return fail(ACL_ERROR_INVALID_PARAM,
                         f"{func}: config_path={brief(config_path)} is not an existing file "
                         f"(need None, '' or a file path)")
@@ -122,6 +125,16 @@ def init(config_path: str | None = None) -> int:
         return 0
 
 
+def _config_ok(config_path: object) -> bool:
+    if config_path is None:
+        return True
+    if not issubclass(type(config_path), str):
+        return False
+    path = str.__str__(config_path)  # a plain str: a subclass's __eq__ or __fspath__ never runs
+    return path == "" or os.path.isfile(path)
+
+
+@returns_code("acl.finalize()", invalid=ACL_ERROR_INVALID_PARAM, internal=ACL_ERROR_INTERNAL_ERROR)
 def finalize() -> int:
     """``aclFinalize``: run pending work, release every stream, allocation and host registration.
 

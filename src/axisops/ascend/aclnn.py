@@ -45,8 +45,10 @@ aclnnTopk(): executor #... (aclnnTopk) is single use and was already launched ..
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from .boundary import returns_code
 from .checks import Refusal
 from .constants import (
     ACLNN_ERR_INNER,
@@ -59,7 +61,7 @@ from .constants import (
 from .executors import Executor, destroy, launch, set_repeatable
 from .gather_op import plan_gather
 from .runtime import CONTEXT
-from .status import brief, fail, take_recent
+from .status import describe, fail, show, take_recent
 from .tensors import AclTensor, create_tensor
 from .topk_op import plan_topk
 
@@ -84,7 +86,20 @@ __all__ = [
 ]
 
 
+#: Every call returns its status code; whatever escapes a call is ACLNN_ERR_INNER.
+_call = partial(returns_code, invalid=ACLNN_ERR_PARAM_INVALID, internal=ACLNN_ERR_INNER)
+
+
+def _no_tensor(code: int) -> None:
+    return None
+
+
+def _no_executor(code: int) -> tuple[int, None, int]:
+    return 0, None, code
+
+
 # --- tensors --------------------------------------------------------------------------
+@_call("aclCreateTensor()", failure=_no_tensor)
 def aclCreateTensor(view_dims: Any, data_type: int, stride: Any, offset: int, format: int,
                     storage_dims: Any, tensor_data: int) -> AclTensor | None:
     """``aclCreateTensor``: a tensor handle, or None (with a message) where C returns NULL.
@@ -104,6 +119,7 @@ def aclCreateTensor(view_dims: Any, data_type: int, stride: Any, offset: int, fo
     return create_tensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data)
 
 
+@_call("aclDestroyTensor()")
 def aclDestroyTensor(tensor: AclTensor | None) -> int:
     """``aclDestroyTensor``: 0; destroying None does nothing, as in CANN.
 
@@ -114,10 +130,9 @@ def aclDestroyTensor(tensor: AclTensor | None) -> int:
     with CONTEXT.lock:
         if tensor is None:
             return ACLNN_SUCCESS
-        if not isinstance(tensor, AclTensor):
+        if not issubclass(type(tensor), AclTensor):
             return fail(ACLNN_ERR_PARAM_INVALID,
-                        f"{func}: tensor={brief(tensor)} ({type(tensor).__name__}) is not "
-                        f"an aclTensor")
+                        f"{func}: {show('tensor', tensor)} is not an aclTensor")
         if tensor.destroyed:
             return fail(ACLNN_ERR_PARAM_INVALID, f"{func}: tensor was already destroyed")
         tensor.destroyed = True
@@ -133,6 +148,7 @@ def aclGetRecentErrMsg() -> str | None:
 
 
 # --- executors ------------------------------------------------------------------------------
+@_call("aclSetAclOpExecutorRepeatable()", invalid=ACLNN_ERR_INNER)
 def aclSetAclOpExecutorRepeatable(executor: Executor) -> int:
     """Make a phase-1 executor reusable until :func:`aclDestroyAclOpExecutor`.
 
@@ -142,6 +158,7 @@ def aclSetAclOpExecutorRepeatable(executor: Executor) -> int:
     return set_repeatable(executor)
 
 
+@_call("aclDestroyAclOpExecutor()", invalid=ACLNN_ERR_INNER)
 def aclDestroyAclOpExecutor(executor: Executor) -> int:
     """Release a repeatable (or never launched) executor; its queued work still runs."""
     return destroy(executor)
@@ -155,11 +172,11 @@ def _phase1(func: str, plan: Any, *args: Any) -> tuple[int, Executor | None, int
         except Refusal as refusal:
             return 0, None, fail(refusal.code, f"{func}(): {refusal.message}")
         except Exception as exc:  # a bug in the emulator must still be a status code
-            return 0, None, fail(ACLNN_ERR_INNER, f"{func}(): internal error "
-                                                  f"{type(exc).__name__}: {exc}")
+            return 0, None, fail(ACLNN_ERR_INNER, f"{func}(): internal error {describe(exc)}")
         return executor.workspace_size, executor, ACLNN_SUCCESS
 
 
+@_call("aclnnGatherGetWorkspaceSize()", failure=_no_executor)
 def aclnnGatherGetWorkspaceSize(self: AclTensor, dim: int, index: AclTensor,
                                 out: AclTensor) -> tuple[int, Executor | None, int]:
     """Phase 1 of aclnnGather (``torch.gather``): ``workspace_size, executor, ret``.
@@ -177,6 +194,7 @@ def aclnnGatherGetWorkspaceSize(self: AclTensor, dim: int, index: AclTensor,
     return _phase1("aclnnGatherGetWorkspaceSize", plan_gather, self, dim, index, out)
 
 
+@_call("aclnnGather()")
 def aclnnGather(workspace: int | None, workspace_size: int, executor: Executor,
                 stream: int | None) -> int:
     """Phase 2 of aclnnGather: enqueue the work on ``stream`` (None or 0: default stream).
@@ -188,6 +206,7 @@ def aclnnGather(workspace: int | None, workspace_size: int, executor: Executor,
     return launch("aclnnGather", workspace, workspace_size, executor, stream)
 
 
+@_call("aclnnTopkGetWorkspaceSize()", failure=_no_executor)
 def aclnnTopkGetWorkspaceSize(self: AclTensor, k: int, dim: int, largest: bool, sorted: bool,
                               values_out: AclTensor,
                               indices_out: AclTensor) -> tuple[int, Executor | None, int]:
@@ -205,6 +224,7 @@ def aclnnTopkGetWorkspaceSize(self: AclTensor, k: int, dim: int, largest: bool, 
                    values_out, indices_out)
 
 
+@_call("aclnnTopk()")
 def aclnnTopk(workspace: int | None, workspace_size: int, executor: Executor,
               stream: int | None) -> int:
     """Phase 2 of aclnnTopk: enqueue the work on ``stream`` (None or 0: default stream)."""

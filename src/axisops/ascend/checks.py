@@ -23,7 +23,7 @@ import numpy as np
 from .constants import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, DTYPE_NAMES
 from .memory import is_int
 from .runtime import CONTEXT
-from .status import brief
+from .status import show
 from .tensors import AclTensor, addresses_an_element_twice, device_view, placement_problem
 
 __all__ = [
@@ -71,9 +71,9 @@ def require_tensors(**tensors: Any) -> None:
         if tensor is None:
             raise Refusal(ACLNN_ERR_PARAM_NULLPTR, f"{name} is None (NULL)")
     for name, tensor in tensors.items():
-        if not isinstance(tensor, AclTensor):
-            raise invalid(f"{name}={brief(tensor)} ({type(tensor).__name__}) is not an aclTensor "
-                          f"(need the result of aclCreateTensor)")
+        if not issubclass(type(tensor), AclTensor):
+            raise invalid(f"{show(name, tensor)} is not an aclTensor (need the result of "
+                          f"aclCreateTensor)")
         if tensor.destroyed:
             raise invalid(f"{name} was destroyed by aclDestroyTensor")
 
@@ -88,8 +88,7 @@ def require_dtype(name: str, tensor: AclTensor, allowed: tuple[int, ...]) -> Non
 def require_int(name: str, value: Any) -> int:
     """``value`` as an int; bool, float and the like are refused."""
     if not is_int(value):
-        raise invalid(f"{name}={brief(value)} ({type(value).__name__}) is invalid "
-                      f"(need an integer)")
+        raise invalid(f"{show(name, value)} is invalid (need an integer)")
     return int(value)
 
 
@@ -104,9 +103,9 @@ def require_dim(name: str, value: Any, rank: int) -> int:
 
 def require_bool(name: str, value: Any) -> bool:
     """A C ``bool``: True/False (Python or NumPy), or the integers 0 and 1."""
-    if isinstance(value, (bool, np.bool_)) or (is_int(value) and value in (0, 1)):
+    if issubclass(type(value), (bool, np.bool_)) or (is_int(value) and value in (0, 1)):
         return bool(value)
-    raise invalid(f"{name}={brief(value)} ({type(value).__name__}) is invalid (need True or False)")
+    raise invalid(f"{show(name, value)} is invalid (need True or False)")
 
 
 def require_rank(name: str, tensor: AclTensor) -> None:

@@ -71,7 +71,7 @@ class Executor:
 def _not_executor(func: str, executor: Any) -> int | None:
     if executor is None:
         return fail(ACLNN_ERR_INNER_NULLPTR, f"{func}: executor is None (NULL)")
-    if not isinstance(executor, Executor):
+    if not issubclass(type(executor), Executor):
         return fail(ACLNN_ERR_INNER, f"{func}: executor={brief(executor)} is not an aclOpExecutor")
     return None
 
@@ -146,7 +146,7 @@ def _nothing() -> None:
 def _check_executor(func: str, op: str, executor: Any) -> int:
     if executor is None:
         return fail(ACLNN_ERR_PARAM_NULLPTR, f"{func}: executor is None (NULL)")
-    if not isinstance(executor, Executor):
+    if not issubclass(type(executor), Executor):
         return fail(ACLNN_ERR_PARAM_INVALID,
                     f"{func}: executor={brief(executor)} is not an aclOpExecutor")
     if executor.op != op:
@@ -188,7 +188,7 @@ def _find_stream(func: str, stream: Any) -> Any:
         state = "acl.init() has not been called" if not CONTEXT.initialized else \
             "no device is set"
         return fail(ACLNN_ERR_RUNTIME_ERROR,
-                    f"{func}: stream={stream!r} is the default stream, but {state}")
+                    f"{func}: stream={brief(stream)} is the default stream, but {state}")
     return fail(ACLNN_ERR_PARAM_INVALID,
                 f"{func}: stream={brief(stream)} is not a live stream (never created, or "
                 f"already destroyed)")

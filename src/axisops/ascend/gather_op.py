@@ -90,7 +90,7 @@ def plan_gather(self: Any, dim: Any, index: Any, out: Any) -> Executor:
         return Executor(OP, None)
     require_placed(self=self, index=index, out=out)
     require_unique_outputs(out=out)
-    return Executor(OP, _work(self, dim, index, out, d))
+    return Executor(OP, _work(self, int(dim), index, out, d))
 
 
 def _check_shapes(self: AclTensor, dim: Any, index: AclTensor, out: AclTensor) -> int:

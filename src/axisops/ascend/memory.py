@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .status import brief
+from .status import show
 
 __all__ = [
     "DEVICE_BASE",
@@ -60,8 +60,12 @@ class MemoryFault(Exception):
 
 
 def is_int(value: Any) -> bool:
-    """True for Python and NumPy integers, False for bool and everything else."""
-    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
+    """True for Python and NumPy integers, False for bool and everything else.
+
+    Decided by the value's type alone, so no code of the value's class runs.
+    """
+    kind = type(value)
+    return issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
 
 
 @dataclass(eq=False)
@@ -170,7 +174,7 @@ class AddressSpace:
     def explain(self, name: str, ptr: Any) -> str:
         """Why ``ptr`` resolves to nothing, as a message fragment starting with ``name``."""
         if not is_int(ptr):
-            return f"{name}={brief(ptr)} ({type(ptr).__name__}) is not a pointer (need an int)"
+            return f"{show(name, ptr)} is not a pointer (need an int)"
         if ptr == 0:
             return f"{name} is NULL (0)"
         for base, (space, size) in reversed(self._freed.items()):

@@ -28,9 +28,12 @@ at 0x... (offset 4, need offset + count <= 8) (kind=ACL_MEMCPY_DEVICE_TO_DEVICE)
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from .boundary import returns_code
 from .constants import (
+    ACL_ERROR_INTERNAL_ERROR,
     ACL_ERROR_INVALID_DEVICE,
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -42,14 +45,15 @@ from .constants import (
     ACL_MEMCPY_HOST_TO_HOST,
     MEMCPY_KIND_NAMES,
 )
-from .memory import DEVICE_MEMORY_BYTES, MemoryFault, is_int
+from .memory import DEVICE_MEMORY_BYTES, AddressSpace, MemoryFault, is_int
 from .runtime import CONTEXT
-from .status import brief, fail
+from .status import brief, fail, show
 
 __all__ = [
     "create_stream",
     "destroy_stream",
     "free",
+    "host_unregister",
     "malloc",
     "memcpy",
     "reset_device",
@@ -66,9 +70,16 @@ _SPACES = {
 }
 
 
+#: Every call returns a status code; whatever escapes a call is ACL_ERROR_INTERNAL_ERROR.
+_call = partial(returns_code, invalid=ACL_ERROR_INVALID_PARAM, internal=ACL_ERROR_INTERNAL_ERROR)
+
+
+def _null_and(code: int) -> tuple[int, int]:
+    return 0, code
+
+
 def _bad_int(func: str, name: str, value: Any, need: str) -> int:
-    return fail(ACL_ERROR_INVALID_PARAM,
-                f"{func}: {name}={brief(value)} ({type(value).__name__}) is invalid (need {need})")
+    return fail(ACL_ERROR_INVALID_PARAM, f"{func}: {show(name, value)} is invalid (need {need})")
 
 
 def _device_id(func: str, device_id: Any) -> int:
@@ -82,6 +93,7 @@ def _device_id(func: str, device_id: Any) -> int:
 
 
 # --- devices ---------------------------------------------------------------------------
+@_call("acl.rt.set_device()")
 def set_device(device_id: int) -> int:
     """``aclrtSetDevice``: make device 0 current (reference counted).
 
@@ -96,6 +108,7 @@ def set_device(device_id: int) -> int:
         return ret
 
 
+@_call("acl.rt.reset_device()")
 def reset_device(device_id: int) -> int:
     """``aclrtResetDevice``: undo one ``set_device``; the last one releases the device.
 
@@ -113,6 +126,7 @@ def reset_device(device_id: int) -> int:
 
 
 # --- streams -------------------------------------------------------------------------------
+@_call("acl.rt.create_stream()", failure=_null_and)
 def create_stream() -> tuple[int, int]:
     """``aclrtCreateStream``: ``stream, ret``; the stream is an int handle (0 on failure).
 
@@ -134,6 +148,7 @@ def _stream(func: str, stream: Any) -> Any:
     return found
 
 
+@_call("acl.rt.synchronize_stream()")
 def synchronize_stream(stream: int | None) -> int:
     """``aclrtSynchronizeStream``: run the stream's queued work, in order.
 
@@ -150,6 +165,7 @@ def synchronize_stream(stream: int | None) -> int:
         return 0 if failure is None else fail(failure[0], f"{func}: {failure[1]}")
 
 
+@_call("acl.rt.destroy_stream()")
 def destroy_stream(stream: int) -> int:
     """``aclrtDestroyStream``: run the stream's pending work, then destroy it.
 
@@ -162,8 +178,8 @@ def destroy_stream(stream: int) -> int:
             return ret
         if stream is None or (is_int(stream) and stream == 0):
             return fail(ACL_ERROR_INVALID_PARAM,
-                        f"{func}: stream={stream!r} is the default stream, which lives as long "
-                        f"as the device and cannot be destroyed")
+                        f"{func}: stream={brief(stream)} is the default stream, which lives as "
+                        f"long as the device and cannot be destroyed")
         found = _stream(func, stream)
         if is_int(found):
             return found
@@ -173,6 +189,7 @@ def destroy_stream(stream: int) -> int:
 
 
 # --- memory --------------------------------------------------------------------------------
+@_call("acl.rt.malloc()", failure=_null_and)
 def malloc(size: int, policy: int) -> tuple[int, int]:
     """``aclrtMalloc``: ``ptr, ret``; ``size`` bytes of emulated device memory (ptr 0 on failure).
 
@@ -199,6 +216,7 @@ def malloc(size: int, policy: int) -> tuple[int, int]:
                            f"device has {DEVICE_MEMORY_BYTES} bytes)")
 
 
+@_call("acl.rt.free()")
 def free(ptr: int) -> int:
     """``aclrtFree``: release the allocation that starts at ``ptr``.
 
@@ -215,17 +233,54 @@ def free(ptr: int) -> int:
         if region is not None and region.space == "device":
             space.release(region)
             return 0
-        found = space.resolve(ptr)
-        if found is None:
-            why = space.explain("ptr", ptr)
-        elif found[0].space == "host":
-            why = f"ptr={int(ptr):#x} is in {found[0].describe()}, not device memory"
-        else:
-            why = (f"ptr={int(ptr):#x} is offset {found[1]} into {found[0].describe()} "
-                   f"(free needs the address malloc returned)")
+        why = _not_a_base(space, ptr, "device", "free needs the address malloc returned")
         return fail(ACL_ERROR_INVALID_PARAM, f"{func}: {why}")
 
 
+@_call("acl.rt.host_unregister()")
+def host_unregister(ptr: int) -> int:
+    """``aclrtHostUnregister``: end the registration ``acl.util.numpy_to_ptr`` made.
+
+    ``ptr`` must be the pointer ``acl.util.numpy_to_ptr`` or ``bytes_to_ptr``
+    returned.  The emulator then drops its reference to the object (which is
+    freed when nothing else holds it), and the pointer never resolves again.
+    NULL, an interior or device pointer, or a registration already ended
+    returns 100000.  Like those helpers, it works in any runtime state.  Views
+    from ``acl.util.ptr_to_numpy`` stay valid: they hold the memory themselves.
+
+    >>> import numpy as np
+    >>> from axisops.ascend import acl
+    >>> ptr = acl.util.numpy_to_ptr(np.zeros(4))
+    >>> acl.rt.host_unregister(ptr), acl.rt.host_unregister(ptr)
+    (0, 100000)
+    >>> print(acl.get_recent_err_msg())  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+    acl.rt.host_unregister(): ptr=0x... points into the 32-byte host registration at 0x...,
+    which was freed
+    """
+    func = "acl.rt.host_unregister()"
+    with CONTEXT.lock:
+        space = CONTEXT.space
+        region = space.region_at(ptr)
+        if region is not None and region.space == "host":
+            space.release(region)
+            return 0
+        why = _not_a_base(space, ptr, "host",
+                          "host_unregister needs the pointer numpy_to_ptr or bytes_to_ptr returned")
+        return fail(ACL_ERROR_INVALID_PARAM, f"{func}: {why}")
+
+
+def _not_a_base(space: AddressSpace, ptr: Any, want: str, need: str) -> str:
+    """Why ``ptr`` is not the base of a region in space ``want``, for a message."""
+    found = space.resolve(ptr)
+    if found is None:
+        return space.explain("ptr", ptr)
+    region, offset = found
+    if region.space != want:
+        return f"ptr={ptr:#x} is in {region.describe()}, not {want} memory"
+    return f"ptr={ptr:#x} is offset {offset} into {region.describe()} ({need})"
+
+
+@_call("acl.rt.memcpy()")
 def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
     """``aclrtMemcpy``: copy ``count`` bytes from ``src`` to ``dst``, synchronously.
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .constants import ACLNN_ERR_INNER
-from .status import TaskFailure
+from .status import TaskFailure, describe
 
 __all__ = ["Stream", "Task"]
 
@@ -67,7 +67,7 @@ class Stream:
             except TaskFailure as exc:
                 return exc.code, self._failed(task, exc.message)
             except Exception as exc:  # a bug in the emulator must still be a status code
-                detail = f"internal error {type(exc).__name__}: {exc}"
+                detail = f"internal error {describe(exc)}"
                 return ACLNN_ERR_INNER, self._failed(task, detail)
         return None
 

@@ -19,6 +19,8 @@ True
 
 from __future__ import annotations
 
+import operator
+from itertools import islice
 from math import prod
 from typing import Any
 
@@ -31,7 +33,7 @@ from .constants import (
     numpy_dtype,
 )
 from .memory import AddressSpace, is_int
-from .status import TaskFailure, brief, record
+from .status import TaskFailure, brief, describe, record, show
 
 __all__ = [
     "AclTensor",
@@ -42,6 +44,8 @@ __all__ = [
 ]
 
 _INT64_END = 1 << 63
+#: The most entries aclCreateTensor reads from a dims or strides argument (ACL_MAX_DIM_CNT).
+MAX_DIM_COUNT = 128
 
 
 class AclTensor:
@@ -106,19 +110,31 @@ class _Refused(Exception):
 
 
 def _int(name: str, value: Any, end: int = _INT64_END) -> int:
-    if not is_int(value) or not 0 <= value < end:
+    try:  # int subclasses are read without running their methods
+        number = operator.index(value) if is_int(value) else None
+    except Exception as exc:
+        raise _Refused(f"{show(name, value)} is an integer whose value cannot be read "
+                       f"(__index__ raised {describe(exc)})") from None
+    if number is None or not 0 <= number < end:
         raise _Refused(f"{name}={brief(value)} is invalid (need an integer 0 <= value < "
                        f"2**{end.bit_length() - 1})")
-    return int(value)
+    return number
 
 
 def _dims(name: str, value: Any) -> tuple[int, ...]:
     if value is None:
         return ()  # a NULL array with no entries, as C's (nullptr, 0)
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise _Refused(f"{name}={brief(value)} ({type(value).__name__}) is not a sequence of "
-                       f"integers")
-    return tuple(_int(f"{name}[{i}]", v) for i, v in enumerate(value))
+    if issubclass(type(value), (str, bytes)) or not hasattr(type(value), "__iter__"):
+        raise _Refused(f"{show(name, value)} is not a sequence of integers")
+    try:  # at most one entry past the limit is read, so an endless iterable ends here
+        items = list(islice(iter(value), MAX_DIM_COUNT + 1))
+    except Exception as exc:
+        raise _Refused(f"{show(name, value)} cannot be read as a sequence of integers "
+                       f"({describe(exc)})") from None
+    if len(items) > MAX_DIM_COUNT:
+        raise _Refused(f"{show(name, value)} has more than {MAX_DIM_COUNT} entries (need at "
+                       f"most ACL_MAX_DIM_CNT={MAX_DIM_COUNT})")
+    return tuple(_int(f"{name}[{i}]", v) for i, v in enumerate(items))
 
 
 def create_tensor(view_dims: Any, data_type: Any, stride: Any, offset: Any, format: Any,

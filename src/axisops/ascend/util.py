@@ -5,9 +5,11 @@ argument raises :class:`axisops.InvalidArgumentError` (a ``ValueError``)
 naming the argument, the value and the rule.  They work before ``acl.init``.
 
 ``numpy_to_ptr`` / ``bytes_to_ptr`` register the object (keeping a reference
-until ``acl.finalize()``) and return a pointer into the emulated host space;
-registering the same object again returns the same pointer.  Copies into a
-registration write through to the object's own memory.
+until ``acl.rt.host_unregister(ptr)`` or ``acl.finalize()``) and return a
+pointer into the emulated host space; registering the same object again
+returns the same pointer.  Copies into a registration write through to the
+object's own memory.  Whatever an argument's methods do, a helper either
+returns or raises ``InvalidArgumentError``.
 
 >>> import numpy as np
 >>> from axisops.ascend import acl
@@ -27,33 +29,40 @@ axisops.errors.InvalidArgumentError: acl.util.ptr_to_numpy(): ptr=0x...8 with co
 from __future__ import annotations
 
 import operator
+from itertools import islice
 from math import prod
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from .boundary import raises_invalid
 from .memory import MemoryFault, is_int
 from .runtime import CONTEXT
-from .status import brief
+from .status import show
 
 __all__ = ["bytes_to_ptr", "numpy_to_ptr", "ptr_to_numpy"]
 
 
+#: The most dimensions ``ptr_to_numpy`` reads from ``shape`` (NumPy 2's limit).
+_MAX_DIMS = 64
+
+
 def _refuse(func: str, name: str, value: Any, need: str) -> InvalidArgumentError:
-    return InvalidArgumentError(f"{func}: {name}={brief(value)} ({type(value).__name__}) is "
-                                f"invalid (need {need})")
+    return InvalidArgumentError(f"{func}: {show(name, value)} is invalid (need {need})")
 
 
+@raises_invalid("acl.util.numpy_to_ptr()")
 def numpy_to_ptr(array: np.ndarray) -> int:
     """The host pointer of ``array``'s data (pyACL ``acl.util.numpy_to_ptr``).
 
     ``array`` must be one contiguous block (C or Fortran order; its bytes are
     used in memory order) without Python objects.  A read-only array gives a
-    read-only registration.
+    read-only registration.  The registration holds ``array`` until
+    ``acl.rt.host_unregister(ptr)`` or ``acl.finalize()``.
     """
     func = "acl.util.numpy_to_ptr()"
-    if not isinstance(array, np.ndarray):
+    if not issubclass(type(array), np.ndarray):
         raise _refuse(func, "array", array, "a NumPy array")
     if array.dtype.hasobject:
         raise _refuse(func, "array", array, f"plain data, not dtype {array.dtype}")
@@ -64,6 +73,7 @@ def numpy_to_ptr(array: np.ndarray) -> int:
         return CONTEXT.space.register_host(array, data).base
 
 
+@raises_invalid("acl.util.bytes_to_ptr()")
 def bytes_to_ptr(data: bytes | bytearray | memoryview) -> int:
     """The host pointer of ``data`` (pyACL ``acl.util.bytes_to_ptr``).
 
@@ -71,7 +81,7 @@ def bytes_to_ptr(data: bytes | bytearray | memoryview) -> int:
     returns 100000.  ``bytearray`` and writable memoryviews are writable.
     """
     func = "acl.util.bytes_to_ptr()"
-    if not isinstance(data, (bytes, bytearray, memoryview)):
+    if not issubclass(type(data), (bytes, bytearray, memoryview)):
         raise _refuse(func, "data", data, "bytes, bytearray or memoryview")
     try:
         view = np.frombuffer(data, np.uint8)
@@ -98,7 +108,7 @@ def _as_dtype(func: str, value: Any) -> np.dtype:
     else:
         try:
             dtype = np.dtype(value)
-        except (TypeError, ValueError):
+        except Exception:  # np.dtype() may look into the object, whose methods may raise
             raise _refuse(func, "dtype", value, "a NumPy dtype or NumPy type number") from None
     if dtype.hasobject or dtype.itemsize == 0:
         raise _refuse(func, "dtype", value, "a fixed-size plain data type")
@@ -106,17 +116,18 @@ def _as_dtype(func: str, value: Any) -> np.dtype:
 
 
 def _as_shape(func: str, shape: Any) -> tuple[int, ...]:
-    items = (shape,) if is_int(shape) else shape
-    try:
+    need = f"an integer or a sequence of at most {_MAX_DIMS} integers >= 0"
+    try:  # at most one item past the limit is read, so an endless iterable ends here
+        items = [shape] if is_int(shape) else list(islice(iter(shape), _MAX_DIMS + 1))
         dims = tuple(operator.index(d) for d in items if is_int(d))
-        ok = len(dims) == len(items) and all(d >= 0 for d in dims)
-    except TypeError:
-        ok = False
-    if not ok:
-        raise _refuse(func, "shape", shape, "an integer or a sequence of integers >= 0")
+    except Exception:
+        raise _refuse(func, "shape", shape, need) from None
+    if len(items) > _MAX_DIMS or len(dims) != len(items) or any(d < 0 for d in dims):
+        raise _refuse(func, "shape", shape, need)
     return dims
 
 
+@raises_invalid("acl.util.ptr_to_numpy()")
 def ptr_to_numpy(ptr: int, shape: Any, dtype: Any) -> np.ndarray:
     """A NumPy view of registered host memory at ``ptr`` (pyACL ``acl.util.ptr_to_numpy``).
 
@@ -132,4 +143,7 @@ def ptr_to_numpy(ptr: int, shape: Any, dtype: Any) -> np.ndarray:
             raw = CONTEXT.space.span(ptr, count, want="host", write=False, name="ptr")
         except MemoryFault as exc:
             raise InvalidArgumentError(f"{func}: {exc}") from None
-    return raw.view(dt).reshape(dims)
+    try:
+        return raw.view(dt).reshape(dims)
+    except ValueError as exc:  # more dimensions than this NumPy allows
+        raise InvalidArgumentError(f"{func}: shape={dims} is invalid ({exc})") from None
