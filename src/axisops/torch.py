@@ -12,7 +12,8 @@ as with :func:`axisops.topk`.  What changes is the answer: ties go to the
 lower index, NaN is greater than +inf, -0.0 equals +0.0 and integers compare
 exactly, the same on every device; ``gather`` also takes negative indices and
 checks every index.  Importing this module imports torch (``import axisops``
-does not).
+does not) and registers the operators, so ``torch.ops.axisops.topk`` and the
+others can be called directly from then on.
 
 >>> import torch
 >>> from axisops import torch as ax
@@ -25,6 +26,7 @@ from __future__ import annotations
 import torch
 
 from .errors import InvalidArgumentError
+from .kernels import torch_library  # noqa: F401  (registers the axisops:: operators)
 from .ops import TopK
 from .ops import gather as _gather
 from .ops import topk as _topk
