@@ -107,6 +107,24 @@ def test_cpu_forward_wraps_the_kernel_output_without_a_copy(monkeypatch):
     assert r.indices.data_ptr() == made["out"][1].ctypes.data
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_real_outputs_match_the_fake_ones(dim):
+    # Compiled code trusts the fake implementations' shapes, dtypes and strides.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x = torch.randn(6, 5, 4).transpose(0, 2)  # (4, 5, 6), not contiguous
+    index = torch.ones(2, 5, 3, dtype=torch.int16).transpose(0, 2)  # (3, 5, 2), neither
+    calls = [lambda t, i: torch.ops.axisops.topk(t, 2, dim, True, True),
+             lambda t, i: (torch.ops.axisops.gather(t, dim, i),),
+             lambda t, i: (torch.ops.axisops.take_along_axis(t, dim, i),)]
+    for call in calls:
+        real = call(x, index)
+        with FakeTensorMode() as mode:
+            fake = call(mode.from_tensor(x), mode.from_tensor(index))
+        for r, f in zip(real, fake):
+            assert (r.shape, r.dtype, r.stride()) == (f.shape, f.dtype, f.stride())
+
+
 # ---- autograd ---------------------------------------------------------------------------------
 
 

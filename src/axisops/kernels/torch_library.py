@@ -102,7 +102,10 @@ def _topk_spec(x: Tensor, k: int, dim: int, largest: bool, sorted: bool) -> TopK
 
 def _topk_impl(x, k, dim, largest, sorted, backend=None):
     spec = _topk_spec(x, k, dim, largest, sorted)
-    return _runner("topk", x, backend).run_topk(x, spec)
+    values, indices = _runner("topk", x, backend).run_topk(x, spec)
+    # The fake outputs are contiguous and compiled code relies on real ones
+    # matching them; the kernels' outputs are (so this copies nothing).
+    return values.contiguous(), indices.contiguous()
 
 
 def _topk_fake(x, k, dim, largest, sorted, backend=None):
@@ -149,7 +152,7 @@ def _gather_spec(func: str, x: Tensor, dim: int, index: Tensor) -> GatherSpec:
 def _register_gather(func: str) -> None:
     def impl(x, dim, index, backend=None):
         spec = _gather_spec(func, x, dim, index)
-        return _runner(func, x, backend).run_gather(x, index, spec)
+        return _runner(func, x, backend).run_gather(x, index, spec).contiguous()
 
     def fake(x, dim, index, backend=None):
         _gather_spec(func, x, dim, index)
