@@ -168,6 +168,17 @@ def _jitted_top3(a):
     return axisops.topk(a, 3)
 
 
+def test_both_platform_branches_of_the_key_top_k_are_exact():
+    # lax.platform_dependent picks one per device; the CPU can run both.
+    x = np.concatenate([tie_heavy(np.dtype("float32"), (3, 14), seed=6),
+                        tie_heavy(np.dtype("float32"), (3, 14), seed=7)], axis=1)
+    for branch in (jax_ops._top_k_cpu, jax_ops._top_k_default):
+        for largest in (True, False):
+            idx = jax.jit(lambda a, b=branch, big=largest: b(jax_ops.order_key(a, big), 9))(
+                jnp.asarray(x))
+            np.testing.assert_array_equal(np.asarray(idx), ref_topk(x, 9, -1, largest)[1])
+
+
 def test_64_bit_coarse_keys_fall_back_where_they_tie():
     # Coarse keys (int64 clipped to int32, uint64 to uint32, float64 rounded to
     # float32) tie at the cut for the first rows; the special values follow.

@@ -59,10 +59,11 @@ def _float_key(x: jax.Array) -> jax.Array:
     utype = _UNSIGNED[width]
     bits = lax.bitcast_convert_type(x, utype)
     sign = utype(1 << (width - 1))
-    mag = bits & utype(~sign)
+    mag = bits & ~sign
     key = jnp.where((bits & sign) != 0, ~bits, bits | sign)
     key = jnp.where(mag == 0, sign, key)  # -0.0 and +0.0
-    return jnp.where(mag > utype(_INF_BITS[width]), utype(~sign | sign), key)  # every NaN
+    top = utype(np.iinfo(utype).max)
+    return jnp.where(mag > utype(_INF_BITS[width]), top, key)  # every NaN, above +inf
 
 
 def order_key(x: jax.Array, largest: bool) -> jax.Array:
