@@ -76,3 +76,18 @@ def test_topk_needs_no_input_sized_temporaries():
     theirs = peak_growth("numpy", 1, 10_000_000, 100)
     assert ours["peak_growth_mb"] < 0.25 * ours["input_mb"], ours
     assert theirs["peak_growth_mb"] >= 1.0 * theirs["input_mb"], theirs
+
+
+def test_framework_rows_agree_with_the_frameworks_and_carry_their_targets():
+    import io
+
+    from axisops.bench import frameworks
+
+    out = io.StringIO()
+    records = frameworks.run(out, quick=True, repeats=1)
+    assert [r["row"].split(" (")[0] for r in records] == [
+        "torch op layer", "torch router fwd+bwd", "jax jit top-k", "jax jit top-k"]
+    assert all(r["agree"] is True and r["ratio"] > 0 for r in records)
+    assert [r["max_ratio"] for r in records] == [1.2, 1.0, 1.3, None]
+    assert all(r["met"] == (r["ratio"] <= r["max_ratio"]) for r in records[:3])
+    assert "vs lax.top_k" in out.getvalue() and "vs torch.topk" in out.getvalue()

@@ -4,7 +4,9 @@ For every case it times the read floor, axisops and each installed peer on
 the same inputs, checks axisops against the NumPy oracle bit for bit, prints
 ratios to the floor and to the best peer with the case's targets, and writes
 JSON and a PNG chart.  ``--memory`` also measures the peak extra memory of
-one top-k call on a 400 MB input in subprocesses.
+one top-k call on a 400 MB input in subprocesses.  ``--frameworks`` runs the
+rows of axisops inside torch and JAX programs instead (see
+:mod:`axisops.bench.frameworks`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--png", default="bench.png", metavar="PATH", help="chart output path")
     p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=False,
                    help="also measure peak RSS growth on 400 MB inputs (subprocesses)")
+    p.add_argument("--frameworks", action="store_true",
+                   help="only the rows inside torch/JAX programs (op layer, router "
+                        "fwd+bwd, jitted top-k) against the frameworks' own ops")
     return p
 
 
@@ -63,6 +68,15 @@ def _exact(case: Case, backend: str | None) -> bool:
 
 def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     """Run the selected cases; returns the JSON payload (also written to disk)."""
+    if args.frameworks:
+        from . import frameworks
+
+        payload = {"machine": machine(), "quick": args.quick,
+                   "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                   "frameworks": frameworks.run(out, args.quick, args.repeats)}
+        write_json(args.json, payload)
+        print(f"\nwrote {args.json}", file=out)
+        return payload
     cases = [c for c in (quick_cases() if args.quick else CASES) if args.cases in c.name]
     repeats = args.repeats or (3 if args.quick else 9)
     wanted = tuple(p.strip() for p in args.peers.split(",") if p.strip())
