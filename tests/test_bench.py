@@ -6,11 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from axisops.bench.cases import CASES, Case, Target, quick_cases
-from axisops.bench.memory import peak_growth
-from axisops.bench.report import case_record
-from axisops.bench.timing import CaseTimes
+from axisops_bench.cases import CASES, Case, Target, quick_cases
+from axisops_bench.memory import peak_growth
+from axisops_bench.report import case_record
+from axisops_bench.timing import CaseTimes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,7 +80,7 @@ def test_topk_needs_no_input_sized_temporaries():
 def test_framework_rows_agree_with_the_frameworks_and_carry_their_targets():
     import io
 
-    from axisops.bench import frameworks
+    from axisops_bench import frameworks
 
     out = io.StringIO()
     records = frameworks.run(out, quick=True, repeats=1)

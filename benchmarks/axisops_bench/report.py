@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
-from ..config import get_num_threads
+from axisops import __version__
+from axisops.config import get_num_threads
+
 from .cases import Target
 from .timing import CaseTimes
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import gather as ax_gather
-from .. import topk as ax_topk
+from axisops import gather as ax_gather
+from axisops import topk as ax_topk
+
 from .cases import Case
 
 __all__ = ["Runner", "axisops_runner", "floor_runner", "numpy_topk", "peer_runners"]
