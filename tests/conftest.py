@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategies
+# The benchmark package lives outside the installed library, beside its scripts.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 # Kernel tests must run the compiled kernels, not the fallback that answers while a
 # kernel compiles in the background: compile in place (tests of the background path

@@ -5,12 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
-
-from axisops.bench.cases import CASES, Case, Target, quick_cases
-from axisops.bench.memory import peak_growth
-from axisops.bench.report import case_record
-from axisops.bench.timing import CaseTimes
+from axisops_bench.cases import CASES, Case, Target, quick_cases
+from axisops_bench.memory import peak_growth
+from axisops_bench.report import case_record
+from axisops_bench.timing import CaseTimes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,21 +18,26 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_quick_run_through_the_cli_writes_exact_results(tmp_path):
     out, png = tmp_path / "b.json", tmp_path / "b.png"
     proc = subprocess.run(
-        [sys.executable, "-m", "axisops", "bench", "--quick", "--cases", "k=10", "--peers",
-         "numpy,torch", "--repeats", "2", "--json", str(out), "--png", str(png)],
+        [sys.executable, "-m", "axisops", "bench", "--quick", "--cases", "MoE", "--peers",
+         "numpy,torch,ort", "--repeats", "2", "--json", str(out), "--png", str(png)],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(out.read_text())
-    names = [c.name for c in quick_cases() if "k=10" in c.name]
-    assert [r["case"] for r in report["cases"]] == names
+    names = [c.name for c in quick_cases() if "MoE" in c.name]
+    assert len(names) == 4 and [r["case"] for r in report["cases"]] == names
     for r in report["cases"]:
         assert r["exact"] is True
-        assert set(r["seconds"]) == {"floor", "axisops", "numpy", "torch"}
+        want = {"floor", "axisops", "numpy", "torch"} | ({"ort"} if r["dtype"] != "bfloat16"
+                                                          else set())
+        assert set(r["seconds"]) == want
         assert all(s > 0 for s in r["seconds"].values())
         assert r["x_floor"]["floor"] == pytest.approx(1.0)
+        assert r["targets"] == []  # quick shapes are not held to the full-size targets
     assert report["machine"]["threads"] >= 1 and report["memory"] == []
+    assert report["machine"]["cpu"] in proc.stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "(1, 10M) k=10" in proc.stdout or "(1, 100k) k=10" in proc.stdout
+    assert "quick float32 (819, 64) k=2 (MoE router (8192, 64) k=2)" in proc.stdout
+    assert "quick: reduced shapes, no targets" in proc.stdout
 
 
 def test_the_script_is_the_same_program():
@@ -41,30 +46,69 @@ def test_the_script_is_the_same_program():
     assert proc.returncode == 0 and "--memory" in proc.stdout
 
 
-def _record(targets, **seconds):
+def _record(targets, twin=None, **seconds):
     case = Case("c", (1, 10), k=1, targets=targets)
-    return case_record(CaseTimes(case, seconds=seconds), exact=True)
+    return case_record(CaseTimes(case, seconds=seconds), exact=True, twin=twin)
 
 
 def test_target_verdicts():
     r = _record((Target(max_floor=2),), floor=1.0, axisops=2.5, numpy=10.0)
-    assert r["targets"][0]["met"] is False and r["targets"][0]["value"] == pytest.approx(2.5)
+    assert r["targets"][0]["met"] is False and r["targets"][0]["value"] == "2.50 floor"
     r = _record((Target(peer="best", min_speedup=4),), floor=1.0, axisops=2.0, numpy=10.0,
                 torch=8.0)
-    assert r["best_peer"] == "torch" and r["targets"][0]["value"] == pytest.approx(4.0)
+    assert r["best_peer"] == "torch" and r["targets"][0]["value"] == "4.00x"
     assert r["targets"][0]["met"] is True
-    r = _record((Target(peer="jax", max_peer_ratio=1.2),), floor=1.0, axisops=2.0, numpy=3.0)
+    r = _record((Target(peer="jax", min_speedup=1.2),), floor=1.0, axisops=2.0, numpy=3.0)
     assert r["targets"][0]["met"] is None  # jax is not in this run
-    r = _record((Target(peer="jax", max_peer_ratio=1.2),), floor=1.0, axisops=2.5, jax=2.0)
+    either = Target(peer="best", min_speedup=2, max_floor=1.3)
+    r = _record((either,), floor=1.0, axisops=1.2, ort=1.5)  # slower than 2x, near the floor
+    assert r["targets"][0]["met"] is True and r["targets"][0]["value"] == "1.25x, 1.20 floor"
+    r = _record((either,), floor=1.0, axisops=1.5, ort=1.5)
     assert r["targets"][0]["met"] is False
+    r = _record((Target(max_twin=3),), twin=0.5, floor=1.0, axisops=2.0)
+    assert r["targets"][0]["met"] is False and r["x_twin"] == pytest.approx(4.0)
 
 
-def test_every_case_is_one_the_issue_names():
-    names = {c.name for c in CASES}
-    assert len(names) == len(CASES) == 15
+def test_every_case_is_one_the_issues_name():
+    names = [c.name for c in CASES]
+    assert len(set(names)) == len(names)
+    for wanted in ("MoE router (8192, 64) k=2", "MoE router (65536, 128) k=8",
+                   "sampling (32, 128000) k=50", "kNN (2000, 100000) k=10",
+                   "bfloat16 MoE router (8192, 64) k=2", "float16 MoE router (8192, 64) k=2"):
+        assert wanted in names
     topk = [c for c in CASES if c.op == "topk"]
     assert all(0 < c.k <= c.shape[c.axis] for c in topk)
-    assert all(c.shape[c.axis] >= 100 for c in quick_cases() if c.op == "topk")
+    for c in CASES:  # an adversarial pattern is timed after its random twin, same shape and k
+        if c.twin:
+            twin = CASES[names.index(c.twin)]
+            assert names.index(c.twin) < names.index(c.name)
+            assert (twin.shape, twin.k, twin.axis, twin.largest, twin.pattern) == (
+                c.shape, c.k, c.axis, c.largest, "random")
+    quick = quick_cases()
+    assert all(0 < c.k <= c.shape[c.axis] and c.targets == () for c in quick if c.op == "topk")
+    assert all(c.name.startswith("quick ") for c in quick)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.pattern != "random"],
+                         ids=lambda c: c.pattern)
+def test_patterns_are_what_they_say(case):
+    from axisops_bench.cases import make_input
+
+    small = Case(case.name, tuple(min(s, 2000) for s in case.shape), k=1, axis=case.axis,
+                 pattern=case.pattern)
+    x = make_input(small, 0)
+    assert x.shape == small.shape and x.dtype == np.float32
+    first = np.moveaxis(x, small.axis, -1).reshape(-1, x.shape[small.axis])[0]
+    if case.pattern == "ascending":
+        assert np.all(np.diff(first) > 0)
+    elif case.pattern == "descending":
+        assert np.all(np.diff(first) < 0)
+    elif case.pattern == "zeros":
+        assert np.all(x == 0) and np.signbit(x).any() and (~np.signbit(x)).any()
+    elif case.pattern == "three":
+        assert set(np.unique(x).tolist()) == {-1.0, 0.0, 1.0}
+    elif case.pattern in ("every16zero", "spike16"):
+        assert len(np.unique(x)) == 2
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -76,3 +120,18 @@ def test_topk_needs_no_input_sized_temporaries():
     theirs = peak_growth("numpy", 1, 10_000_000, 100)
     assert ours["peak_growth_mb"] < 0.25 * ours["input_mb"], ours
     assert theirs["peak_growth_mb"] >= 1.0 * theirs["input_mb"], theirs
+
+
+def test_framework_rows_agree_with_the_frameworks_and_carry_their_targets():
+    import io
+
+    from axisops_bench import frameworks
+
+    out = io.StringIO()
+    records = frameworks.run(out, quick=True, repeats=1)
+    assert [r["row"].split(" (")[0] for r in records] == [
+        "torch op layer", "torch router fwd+bwd", "jax jit top-k", "jax jit top-k"]
+    assert all(r["agree"] is True and r["ratio"] > 0 for r in records)
+    assert [r["max_ratio"] for r in records] == [1.2, 1.0, 1.3, None]
+    assert all(r["met"] == (r["ratio"] <= r["max_ratio"]) for r in records[:3])
+    assert "vs lax.top_k" in out.getvalue() and "vs torch.topk" in out.getvalue()

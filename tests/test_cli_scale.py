@@ -252,7 +252,7 @@ linux_memory_probe = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                         reason="the peak RSS probe reads /proc (Linux)")
 RSS_CHILD = textwrap.dedent("""
     import sys
-    from axisops.bench.memory import peak_rss_mb
+    from axisops_bench.memory import peak_rss_mb
     from axisops.cli.main import main
     status = main(sys.argv[1:])
     print(int(peak_rss_mb()), file=sys.stderr)
@@ -331,7 +331,7 @@ def test_peak_memory_does_not_grow_with_the_input(big):
 @linux_memory_probe
 def test_mapped_pages_would_count(big):
     """The test above is meaningful: touching a mapped file counts in the peak RSS."""
-    code = ("import numpy as np, sys; from axisops.bench.memory import peak_rss_mb; "
+    code = ("import numpy as np, sys; from axisops_bench.memory import peak_rss_mb; "
             "x = np.load(sys.argv[1], mmap_mode='r'); x.sum(dtype=np.float64); "
             "print(int(peak_rss_mb()))")
     out = subprocess.run([sys.executable, "-c", code, str(big / "x.npy")], capture_output=True,

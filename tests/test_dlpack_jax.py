@@ -36,9 +36,17 @@ def as_numpy(a) -> np.ndarray:
     return np.asarray(a)
 
 
-def test_jax_arrays_go_to_the_dlpack_backend():
-    assert registry.select("topk", jnp.zeros(3)).name == "dlpack"
+def test_jax_arrays_go_to_the_jax_backend_which_keeps_the_dlpack_route_on_the_cpu(monkeypatch):
+    assert registry.select("topk", jnp.zeros(3)).name == "jax"
+    assert registry.select("topk", jnp.zeros(3), "dlpack").name == "dlpack"
     assert "dlpack" in axisops.backends()
+    seen = []
+    real = dlpack_backend.import_array
+    monkeypatch.setattr(dlpack_backend, "import_array",
+                        lambda x, *a, **k: seen.append(type(x).__name__) or real(x, *a, **k))
+    axisops.topk(jnp.arange(4.0), 2)
+    axisops.gather(jnp.arange(4.0), 0, jnp.array([1]))
+    assert seen == ["ArrayImpl", "ArrayImpl", "ArrayImpl"]  # x, x, index
 
 
 @pytest.mark.parametrize("dtype", X32, ids=str)
@@ -156,7 +164,8 @@ def test_narrowed_indices_that_cannot_hold_the_axis_are_an_error():
 
 X = jnp.arange(15, dtype=jnp.float32).reshape(3, 5)
 ERRORS = [
-    ("tracer", lambda: jax.jit(lambda a: axisops.topk(a, 1))(X), axisops.InvalidArgumentError,
+    ("tracer", lambda: jax.jit(lambda a: axisops.topk(a, 1, backend="dlpack"))(X),
+     axisops.InvalidArgumentError,
      r"^topk\(\): x of type jax\..*Tracer cannot be exported through DLPack .*"
      r"not a tracer inside jit/vmap\)"),
     ("out of range", lambda: axisops.gather(X, 1, jnp.asarray([[0, 5]])),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import registry
+from .backends.base import Backend
 from .errors import InvalidArgumentError
 from .validation import gather_spec, take_along_axis_shapes, topk_spec
 
@@ -23,6 +24,23 @@ class TopK(NamedTuple):
     indices: Any
 
 
+def _select(func: str, x: Any, backend: str | None) -> Backend:
+    """The backend for ``x``: the registry's choice, except while torch.compile traces.
+
+    Dynamo cannot trace the registry's first-use work (module discovery, its
+    lock), so torch tensors under tracing go straight to the torch backend; the
+    operator it calls resolves ``backend`` through the registry when it runs.
+    """
+    if type(x).__module__.partition(".")[0] == "torch":
+        import torch
+
+        if torch.compiler.is_compiling():
+            from .backends.torch_backend import for_op
+
+            return for_op(backend)
+    return registry.select(func, x, backend)
+
+
 def _topk(
     func: str,
     x: Any,
@@ -33,7 +51,7 @@ def _topk(
     index_dtype: Any,
     backend: str | None,
 ) -> TopK:
-    impl = registry.select(func, x, backend)
+    impl = _select(func, x, backend)
     x = impl.asarray(x, func, "x")
     spec = topk_spec(func, impl.meta(x, func, "x"), k, axis, largest, sorted, index_dtype)
     values, indices = impl.topk(x, spec)
@@ -118,7 +136,7 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     array([[3],
            [4]])
     """
-    impl = registry.select("gather", x, backend)
+    impl = _select("gather", x, backend)
     x = impl.asarray(x, "gather", "x")
     idx = impl.as_index(index, x, "gather", "index")
     meta_x, meta_i = impl.meta(x, "gather", "x"), impl.meta(idx, "gather", "index")
@@ -139,7 +157,7 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
            [20]])
     """
     func = "take_along_axis"
-    impl = registry.select(func, x, None)
+    impl = _select(func, x, None)
     x = impl.asarray(x, func, "x")
     idx = impl.as_index(indices, x, func, "indices")
     ax, x_shape, idx_shape = take_along_axis_shapes(

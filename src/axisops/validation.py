@@ -163,17 +163,22 @@ def _require_rank(func: str, name: str, meta: ArrayMeta) -> None:
 def _as_index_dtype(func: str, value: Any) -> np.dtype:
     if value is None:
         return np.dtype(np.int64)
-    try:
-        dtype = np.dtype(value)
-    except (TypeError, ValueError):
-        # A framework dtype such as torch.int32 is spelled "torch.int32".
-        name = str(value).rpartition(".")[2]
-        if name not in INDEX_DTYPES or isinstance(value, str):
-            raise UnsupportedDTypeError(
-                f"{func}(): index_dtype={value!r} is not a dtype "
-                f"(allowed: {', '.join(INDEX_DTYPES)})"
-            ) from None
-        dtype = np.dtype(name)
+    # A framework dtype such as torch.int32 is spelled "torch.int32".  torch's
+    # are read by name, never through np.dtype(): torch.compile cannot trace the
+    # exception np.dtype() raises for them.
+    name = str(value).rpartition(".")[2]
+    if type(value).__module__ == "torch":
+        dtype = np.dtype(name) if name in INDEX_DTYPES else None
+    else:
+        try:
+            dtype = np.dtype(value)
+        except (TypeError, ValueError):
+            ok = name in INDEX_DTYPES and not isinstance(value, str)
+            dtype = np.dtype(name) if ok else None
+    if dtype is None:
+        raise UnsupportedDTypeError(
+            f"{func}(): index_dtype={value!r} is not a dtype (allowed: {', '.join(INDEX_DTYPES)})"
+        )
     if not is_index_dtype(dtype):
         raise UnsupportedDTypeError(
             f"{func}(): index_dtype={dtype.name} is not an integer type "

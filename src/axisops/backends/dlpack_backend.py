@@ -16,6 +16,11 @@ producers, ``xp.from_dlpack(result)`` (zero-copy) for GPU ones.  JAX without
 come back in JAX's 32-bit type, and a sequence too long for it is an error.
 Other types with ``__array_namespace__`` are not claimed here; the registry
 serves them through NumPy and returns NumPy arrays.
+
+For JAX the default is the ``"jax"`` backend (:mod:`axisops.backends.jax_backend`),
+which keeps this route for concrete arrays on the CPU and traces the rest
+(``jax.jit``, ``jax.vmap``, ``jax.grad``); this one serves JAX arrays when named
+(``backend="dlpack"``) and refuses tracers.
 """
 
 from __future__ import annotations

@@ -9,9 +9,13 @@
   from stock torch operations (:mod:`axisops.kernels.torch_ops`).  On CUDA the
   ``"triton"`` backend, when installed, is the default instead.
 
-Results never carry autograd history.  Gather indices may be tensors (moved to
-x's device), NumPy arrays or nested lists.  torch is imported only by the
-methods, so discovering this backend costs nothing.
+Every call goes through the torch operators of
+:mod:`axisops.kernels.torch_library` (``axisops::topk``, ``axisops::gather``,
+``axisops::take_along_axis``), which run the kernels above (:meth:`run_topk`,
+:meth:`run_gather`), carry autograd and are opaque to ``torch.compile``.
+Gather indices may be tensors (moved to x's device), NumPy arrays or nested
+lists.  torch is imported only by the methods (the operators are registered on
+the first call), so discovering this backend costs nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from ..validation import ArrayMeta, GatherSpec, TopKSpec
 from .base import Backend
 from .numpy_family import as_ndarray
 
-__all__ = ["BACKEND", "TorchBackend", "from_numpy", "numpy_view"]
+__all__ = ["BACKEND", "TorchBackend", "for_op", "from_numpy", "numpy_view"]
 
 
 def numpy_view(t: Any) -> np.ndarray:
@@ -94,7 +98,7 @@ class TorchBackend(Backend):
                 f"{func}(): {name} is on the 'meta' device, which holds no data "
                 f"(need a tensor on a real device such as 'cpu' or 'cuda')"
             )
-        return x.detach()
+        return x
 
     def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
         import torch
@@ -128,7 +132,23 @@ class TorchBackend(Backend):
             return x if x.shape == shape else np.broadcast_to(x, shape)
         return x if tuple(x.shape) == shape else x.expand(shape)
 
+    @property
+    def op_backend(self) -> str | None:
+        """The ``backend`` argument this backend passes to the axisops operators."""
+        return self.name
+
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        from ..kernels import torch_library
+
+        return torch_library.topk(x, spec, self.op_backend)
+
+    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        from ..kernels import torch_library
+
+        return torch_library.gather(x, index, spec, self.op_backend)
+
+    def run_topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        """The kernels behind ``axisops::topk`` (no autograd): int64 indices."""
         if x.device.type == "cpu":
             view = numpy_view(x)
             values, indices = registry.select(spec.func, view).topk(view, spec)
@@ -137,7 +157,8 @@ class TorchBackend(Backend):
 
         return torch_ops.topk(x, spec)
 
-    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+    def run_gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        """The kernels behind ``axisops::gather`` (no autograd)."""
         if x.device.type == "cpu":
             view = numpy_view(x)
             out = registry.select(spec.func, view).gather(view, numpy_view(index), spec)
@@ -145,6 +166,28 @@ class TorchBackend(Backend):
         from ..kernels import torch_ops
 
         return torch_ops.gather(x, index, spec)
+
+
+class _ForOp(TorchBackend):
+    """The torch backend with the operators' kernel choice left to run time."""
+
+    def __init__(self, op_backend: str | None) -> None:
+        self._op_backend = op_backend
+
+    @property
+    def op_backend(self) -> str | None:
+        return self._op_backend
+
+
+_AUTO = _ForOp(None)
+
+
+def for_op(backend: str | None) -> TorchBackend:
+    """A torch backend whose operators run ``backend``'s kernels (None: the default).
+
+    Used while ``torch.compile`` traces, where the registry is not consulted.
+    """
+    return _AUTO if backend is None else _ForOp(backend)
 
 
 BACKEND = TorchBackend()

@@ -64,7 +64,7 @@ class TritonBackend(TorchBackend):
     def default_for(self, x: Any) -> bool:
         return super().accepts(x) and x.device.type == "cuda"
 
-    def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+    def run_topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
         from ..kernels import triton_topk
 
         if triton_topk.supports(x, spec):
@@ -74,7 +74,7 @@ class TritonBackend(TorchBackend):
 
         return torch_ops.topk(x, spec)
 
-    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+    def run_gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         from ..kernels import triton_gather
 
         if triton_gather.supports(x, spec):

@@ -33,7 +33,15 @@ import torch
 from ..validation import GatherSpec, TopKSpec, raise_index_error
 from .torch_dtypes import SIGNED_BY_WIDTH, signed_view, torch_dtype
 
-__all__ = ["check_index", "gather", "gather_bits", "index_as_int64", "order_key", "topk"]
+__all__ = [
+    "as_index_dtype",
+    "check_index",
+    "gather",
+    "gather_bits",
+    "index_as_int64",
+    "order_key",
+    "topk",
+]
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -106,7 +114,8 @@ def gather_bits(x: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     return torch.gather(bits, dim, index).view(x.dtype)
 
 
-def _as_index_dtype(order: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+def as_index_dtype(order: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """int64 indices as ``dtype`` (uint16/32/64 through the signed type of their width)."""
     if dtype.is_signed or dtype == torch.uint8:
         return order.to(dtype)
     # torch lacks most kernels for uint16/32/64: cast to the signed type of the
@@ -136,7 +145,7 @@ def topk(x: torch.Tensor, spec: TopKSpec) -> tuple[torch.Tensor, torch.Tensor]:
         n = moved.shape[-1]
         order = _stable_order(key, k) if 4 * k >= n else _repaired_order(key, k)
         values = gather_bits(moved, -1, order)
-        indices = _as_index_dtype(order, index_dtype)
+        indices = as_index_dtype(order, index_dtype)
     return (
         values.movedim(-1, spec.axis).contiguous(),
         indices.movedim(-1, spec.axis).contiguous(),

@@ -37,7 +37,7 @@ __all__ = ["cli_runs", "dask_runs", "main"]
 #: Runs the CLI, then prints its own peak RSS (see :mod:`.memory` for why not ru_maxrss).
 _RSS_CHILD = """
 import sys
-from axisops.bench.memory import peak_rss_mb
+from axisops_bench.memory import peak_rss_mb
 from axisops.cli.main import main
 status = main(sys.argv[1:])
 print(int(peak_rss_mb()), file=sys.stderr)

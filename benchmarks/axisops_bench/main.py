@@ -4,7 +4,9 @@ For every case it times the read floor, axisops and each installed peer on
 the same inputs, checks axisops against the NumPy oracle bit for bit, prints
 ratios to the floor and to the best peer with the case's targets, and writes
 JSON and a PNG chart.  ``--memory`` also measures the peak extra memory of
-one top-k call on a 400 MB input in subprocesses.
+one top-k call on a 400 MB input in subprocesses.  ``--frameworks`` runs the
+rows of axisops inside torch and JAX programs instead (see
+:mod:`axisops_bench.frameworks`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import gather as ax_gather
-from .. import topk as ax_topk
-from ..config import get_num_threads
+from axisops import gather as ax_gather
+from axisops import topk as ax_topk
+from axisops.config import get_num_threads, set_compile_mode
+
 from .cases import CASES, Case, make_index, make_input, quick_cases
 from .memory import measure
 from .peers import axisops_runner, floor_runner, peer_runners
@@ -45,6 +48,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--png", default="bench.png", metavar="PATH", help="chart output path")
     p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=False,
                    help="also measure peak RSS growth on 400 MB inputs (subprocesses)")
+    p.add_argument("--frameworks", action="store_true",
+                   help="only the rows inside torch/JAX programs (op layer, router "
+                        "fwd+bwd, jitted top-k) against the frameworks' own ops")
     return p
 
 
@@ -56,26 +62,42 @@ def _exact(case: Case, backend: str | None) -> bool:
         got = ax_gather(x, case.axis, index, backend=backend)
         want = np.take_along_axis(x, index, case.axis)
         return bool(np.array_equal(got.view(np.uint8), want.view(np.uint8)))
-    got = ax_topk(x, case.k, case.axis, backend=backend)
-    want = ax_topk(x, case.k, case.axis, backend="numpy")
+    got = ax_topk(x, case.k, case.axis, largest=case.largest, backend=backend)
+    want = ax_topk(x, case.k, case.axis, largest=case.largest, backend="numpy")
     return all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
 def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
-    """Run the selected cases; returns the JSON payload (also written to disk)."""
+    """Run the selected cases; returns the JSON payload (also written to disk).
+
+    Kernels compile in the calling thread (``"sync"`` mode), so no timed call
+    is ever answered by the fallback that serves calls while kernels compile.
+    """
+    set_compile_mode("sync")
+    if args.frameworks:
+        from . import frameworks
+
+        payload = {"machine": machine(), "quick": args.quick,
+                   "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                   "frameworks": frameworks.run(out, args.quick, args.repeats)}
+        write_json(args.json, payload)
+        print(f"\nwrote {args.json}", file=out)
+        return payload
     cases = [c for c in (quick_cases() if args.quick else CASES) if args.cases in c.name]
     repeats = args.repeats or (3 if args.quick else 9)
     wanted = tuple(p.strip() for p in args.peers.split(",") if p.strip())
     info = machine()
     print(f"# {info['cpu']}, {info['cpus']} CPUs, {get_num_threads()} threads; "
-          f"median of {repeats}; times in ms", file=out)
+          f"median of {repeats}; times in ms"
+          + ("; quick: reduced shapes, no targets" if args.quick else ""), file=out)
     print_header(out)
-    records = []
+    records, ours = [], {}
     for case in cases:
         runners = [floor_runner(case), axisops_runner(case, args.backend),
                    *peer_runners(case, get_num_threads(), wanted)]
         times = time_case(case, runners, repeats)
-        records.append(case_record(times, _exact(case, args.backend)))
+        ours[case.name] = times.seconds["axisops"]
+        records.append(case_record(times, _exact(case, args.backend), ours.get(case.twin)))
         print_row(records[-1], out)
     memory = []
     if args.memory:

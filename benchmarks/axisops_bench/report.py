@@ -10,14 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
-from ..config import get_num_threads
+from axisops import __version__
+from axisops.config import get_num_threads
+
 from .cases import Target
 from .timing import CaseTimes
 
 __all__ = ["case_record", "machine", "print_header", "print_row", "write_json", "write_png"]
 
-PEERS = ("numpy", "torch", "jax")
+PEERS = ("numpy", "torch", "jax", "ort")
 
 
 def machine() -> dict[str, Any]:
@@ -32,7 +33,7 @@ def machine() -> dict[str, Any]:
         pass
     versions = {"axisops": __version__, "numpy": np.__version__,
                 "python": platform.python_version()}
-    for name in ("numba", "torch", "jax"):
+    for name in ("numba", "torch", "jax", "onnxruntime"):
         try:
             from importlib.metadata import version
 
@@ -43,32 +44,39 @@ def machine() -> dict[str, Any]:
             "platform": platform.platform(), "versions": versions}
 
 
-def _check(target: Target, t: dict[str, float]) -> tuple[float | None, bool | None]:
+def _check(target: Target, t: dict[str, float], twin: float | None
+           ) -> tuple[str, bool | None]:
+    """The measured value(s) of ``target`` as text, and whether any part of it holds."""
     ours = t["axisops"]
-    if target.max_floor is not None:
-        ratio = ours / t["floor"]
-        return ratio, ratio <= target.max_floor
-    peers = {p: s for p, s in t.items() if p in PEERS}
-    if target.peer == "best":
-        ref = min(peers.values()) if peers else None
-    else:
-        ref = peers.get(target.peer or "")
-    if ref is None:
-        return None, None  # the peer is not installed here
+    shown, verdicts = [], []
     if target.min_speedup is not None:
-        return ref / ours, ref / ours >= target.min_speedup
-    ratio = ours / ref
-    return ratio, ratio <= (target.max_peer_ratio or 0)
+        peers = {p: s for p, s in t.items() if p in PEERS}
+        ref = min(peers.values()) if target.peer == "best" and peers else peers.get(
+            target.peer or "")
+        if ref is not None:
+            shown.append(f"{ref / ours:.2f}x")
+            verdicts.append(ref / ours >= target.min_speedup)
+    if target.max_floor is not None:
+        shown.append(f"{ours / t['floor']:.2f} floor")
+        verdicts.append(ours / t["floor"] <= target.max_floor)
+    if target.max_twin is not None and twin is not None:
+        shown.append(f"{ours / twin:.2f}x random")
+        verdicts.append(ours / twin <= target.max_twin)
+    if not verdicts:
+        return "n/a (peer not installed)", None
+    return ", ".join(shown), any(verdicts)
 
 
-def case_record(ct: CaseTimes, exact: bool | None) -> dict[str, Any]:
-    """Everything measured for one case, with ratios and target verdicts."""
+def case_record(ct: CaseTimes, exact: bool | None, twin: float | None = None
+                ) -> dict[str, Any]:
+    """Everything measured for one case, with ratios and target verdicts; ``twin`` is
+    axisops' time on the case's random-data twin, when it has one."""
     t = ct.seconds
     peers = {p: t[p] for p in PEERS if p in t}
     best = min(peers, key=peers.__getitem__) if peers else None
     targets = []
     for target in ct.case.targets:
-        value, met = _check(target, t)
+        value, met = _check(target, t, twin)
         targets.append({"target": target.describe(), "value": value, "met": met})
     return {
         "case": ct.case.name,
@@ -77,12 +85,16 @@ def case_record(ct: CaseTimes, exact: bool | None) -> dict[str, Any]:
         "dtype": ct.case.dtype,
         "k": ct.case.k,
         "axis": ct.case.axis,
+        "largest": ct.case.largest,
+        "pattern": ct.case.pattern,
         "input_bytes": ct.case.nbytes,
         "copies": ct.copies,
         "seconds": t,
         "x_floor": {name: s / t["floor"] for name, s in t.items()},
         "best_peer": best,
         "speedup_vs_best_peer": (peers[best] / t["axisops"]) if best else None,
+        "twin": ct.case.twin or None,
+        "x_twin": (t["axisops"] / twin) if twin else None,
         "exact": exact,
         "targets": targets,
     }
@@ -94,7 +106,7 @@ def _ms(s: float | None) -> str:
 
 def print_header(out: Any) -> None:
     """The table's heading: times in ms, axisops as a multiple of the floor, speedup."""
-    head = (f"{'case':<44} {'floor':>9} {'axisops':>9} {'x floor':>7} "
+    head = (f"{'case':<52} {'floor':>9} {'axisops':>9} {'x floor':>7} "
             + " ".join(f"{p:>9}" for p in PEERS) + f" {'vs best':>8}  targets")
     print(head, file=out)
     print("-" * len(head), file=out)
@@ -108,14 +120,14 @@ def print_row(r: dict[str, Any], out: Any) -> None:
     exact = "  NOT EXACT" if r["exact"] is False else ""
     peers = " ".join(_ms(t.get(p)) for p in PEERS)
     vs_best = "-" if speed is None else f"{speed:7.1f}x"
-    print(f"{r['case']:<44} {_ms(t['floor'])} {_ms(t['axisops'])} "
+    print(f"{r['case']:<52} {_ms(t['floor'])} {_ms(t['axisops'])} "
           f"{r['x_floor']['axisops']:7.2f} {peers} {vs_best:>8}  {verdicts}{exact}", file=out)
 
 
 def _verdict(v: dict[str, Any]) -> str:
-    if v["value"] is None:
-        return f"{v['target']}: n/a (peer not installed)"
-    return f"{v['target']}: {v['value']:.2f} {'ok' if v['met'] else 'MISS'}"
+    if v["met"] is None:
+        return f"{v['target']}: {v['value']}"
+    return f"{v['target']}: {v['value']} {'ok' if v['met'] else 'MISS'}"
 
 
 def write_json(path: str, payload: dict[str, Any]) -> None:

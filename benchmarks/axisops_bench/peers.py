@@ -1,0 +1,211 @@
+"""What the benchmark times: axisops, the read floor, and the installed peers.
+
+Each implementation is a :class:`Runner`: ``prepare`` turns the shared NumPy
+input into the implementation's own array type once, outside the timing
+(torch shares the memory; JAX copies it to its device), and ``call`` is the
+timed operation, returning when the result is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.util import find_spec
+from typing import Any
+
+import numpy as np
+
+from axisops import gather as ax_gather
+from axisops import topk as ax_topk
+from axisops.dtypes import as_dtype
+
+from .cases import Case
+
+__all__ = ["Runner", "axisops_runner", "floor_runner", "numpy_topk", "peer_runners"]
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How one implementation runs one case."""
+
+    name: str
+    prepare: Callable[[np.ndarray, np.ndarray | None], Any]
+    call: Callable[[Any], Any]
+
+
+def _numpy_inputs(x: np.ndarray, index: np.ndarray | None) -> Any:
+    return x, index
+
+
+def axisops_runner(case: Case, backend: str | None = None) -> Runner:
+    """axisops itself (the default backend unless one is named)."""
+    if case.op == "gather":
+        return Runner("axisops", _numpy_inputs,
+                      lambda a: ax_gather(a[0], case.axis, a[1], backend=backend))
+    return Runner("axisops", _numpy_inputs,
+                  lambda a: ax_topk(a[0], case.k, case.axis, largest=case.largest,
+                                    backend=backend))
+
+
+def floor_runner(case: Case) -> Runner:
+    """One read pass over the bytes the operation must read: ``np.max`` of their bits.
+
+    For top-k that is the input; for gather, the index plus the elements the
+    output holds (each read once).
+    """
+
+    def prepare(x: np.ndarray, index: np.ndarray | None) -> Any:
+        if case.op == "gather":
+            assert index is not None
+            gathered = np.take_along_axis(x, index, case.axis) if x.ndim > 1 else x[index]
+            return index.view(np.uint64), gathered.view(f"u{gathered.itemsize}")
+        return (x.view(f"u{x.itemsize}"),)
+
+    return Runner("floor", prepare, lambda a: [np.max(part) for part in a])
+
+
+def numpy_topk(x: np.ndarray, k: int, axis: int,
+               largest: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """NumPy's fastest route: ``argpartition``, then a sort of the k (no tie order)."""
+    n = x.shape[axis]
+    if k < n:
+        kth = n - k if largest else k - 1
+        part = np.argpartition(x, kth, axis=axis)
+        idx = np.take(part, np.arange(n - k, n) if largest else np.arange(k), axis=axis)
+    else:
+        idx = np.argsort(x, axis=axis)
+    vals = np.take_along_axis(x, idx, axis)
+    order = np.argsort(vals, axis=axis)
+    if largest:
+        order = np.flip(order, axis=axis)
+    return np.take_along_axis(vals, order, axis), np.take_along_axis(idx, order, axis)
+
+
+def _numpy(case: Case) -> Runner:
+    if case.op == "gather":
+        return Runner("numpy", _numpy_inputs,
+                      lambda a: np.take_along_axis(a[0], a[1], case.axis))
+    return Runner("numpy", _numpy_inputs,
+                  lambda a: numpy_topk(a[0], case.k, case.axis, case.largest))
+
+
+def _torch_tensor(x: np.ndarray) -> Any:
+    import torch
+
+    if x.dtype.name == "bfloat16":
+        return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(x)
+
+
+def _torch(case: Case, threads: int) -> Runner:
+    import torch
+
+    torch.set_num_threads(threads)
+
+    def prepare(x: np.ndarray, index: np.ndarray | None) -> Any:
+        return _torch_tensor(x), None if index is None else torch.from_numpy(index)
+
+    if case.op == "gather":
+        return Runner("torch", prepare, lambda a: torch.gather(a[0], case.axis, a[1]))
+    return Runner("torch", prepare,
+                  lambda a: torch.topk(a[0], case.k, dim=case.axis, largest=case.largest))
+
+
+def _jax(case: Case) -> Runner:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    def prepare(x: np.ndarray, index: np.ndarray | None) -> Any:
+        args = (x,) if index is None else (x, index)
+        return tuple(jax.device_put(a).block_until_ready() for a in args)
+
+    def top_k(x: Any) -> Any:
+        if case.largest:
+            return jax.lax.top_k(x, case.k)
+        v, i = jax.lax.top_k(-x, case.k)  # JAX's own idiom for the smallest
+        return -v, i
+
+    if case.op == "gather":
+        fn = jax.jit(lambda x, i: jnp.take_along_axis(x, i, axis=case.axis))
+    elif case.axis in (-1, len(case.shape) - 1):
+        fn = jax.jit(top_k)
+    else:
+        # lax.top_k works along the last axis only: move the axis there and back.
+        def moved(x: Any) -> Any:
+            v, i = top_k(jnp.moveaxis(x, case.axis, -1))
+            return jnp.moveaxis(v, -1, case.axis), jnp.moveaxis(i, -1, case.axis)
+
+        fn = jax.jit(moved)
+    return Runner("jax", prepare, lambda a: jax.block_until_ready(fn(*a)))
+
+
+_ORT_TYPES = {"float32": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5, "int32": 6,
+              "int64": 7, "bool": 9, "float16": 10, "float64": 11, "uint32": 12, "uint64": 13,
+              "bfloat16": 16}
+
+
+def _ort_model(case: Case) -> bytes:
+    """A one-node ONNX model: TopK (k as an initializer) or GatherElements."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    elem = _ORT_TYPES[case.dtype]
+    rank = len(case.shape)
+    x = helper.make_tensor_value_info("x", elem, [None] * rank)
+    if case.op == "gather":
+        index = helper.make_tensor_value_info("index", TensorProto.INT64, [None] * rank)
+        out = helper.make_tensor_value_info("out", elem, [None] * rank)
+        node = helper.make_node("GatherElements", ["x", "index"], ["out"], axis=case.axis)
+        graph = helper.make_graph([node], "gather", [x, index], [out])
+    else:
+        k = numpy_helper.from_array(np.array([case.k], np.int64), name="k")
+        values = helper.make_tensor_value_info("values", elem, [None] * rank)
+        indices = helper.make_tensor_value_info("indices", TensorProto.INT64, [None] * rank)
+        node = helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=case.axis,
+                                largest=int(case.largest), sorted=1)
+        graph = helper.make_graph([node], "topk", [x], [values, indices], initializer=[k])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return model.SerializeToString()
+
+
+def _ort(case: Case, threads: int) -> Runner | None:
+    """ONNX Runtime's CPU TopK / GatherElements, or None where it has no kernel for the
+    case's type."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(_ort_model(case), options,
+                                       providers=["CPUExecutionProvider"])
+        shape = [1] * len(case.shape)
+        shape[case.axis] = max(case.k, 1)
+        probe = np.zeros(shape, as_dtype(case.dtype))
+        feeds = {"x": probe}
+        if case.op == "gather":
+            feeds["index"] = np.zeros(probe.shape, np.int64)
+        session.run(None, feeds)
+    except Exception:
+        return None  # e.g. NOT_IMPLEMENTED: no TopK kernel for this type
+
+    def prepare(x: np.ndarray, index: np.ndarray | None) -> Any:
+        return {"x": x} if index is None else {"x": x, "index": index}
+
+    return Runner("ort", prepare, lambda feeds: session.run(None, feeds))
+
+
+def peer_runners(case: Case, threads: int, wanted: tuple[str, ...]) -> list[Runner]:
+    """The peers in ``wanted`` that are installed here (and take the case's type)."""
+    found: list[Runner | None] = []
+    if "numpy" in wanted:
+        found.append(_numpy(case))
+    if "torch" in wanted and find_spec("torch") is not None:
+        found.append(_torch(case, threads))
+    if "jax" in wanted and find_spec("jax") is not None:
+        found.append(_jax(case))
+    if "ort" in wanted and find_spec("onnxruntime") is not None and find_spec("onnx"):
+        found.append(_ort(case, threads))
+    return [r for r in found if r is not None]

@@ -1,0 +1,209 @@
+"""axisops as torch operators: ``axisops::topk``, ``axisops::gather``, ``axisops::take_along_axis``.
+
+Defined with :mod:`torch.library` the first time this module is imported (the
+torch backend imports it on the first call with a tensor)::
+
+    axisops::topk(Tensor x, int k, int dim, bool largest, bool sorted, str? backend=None)
+        -> (Tensor values, Tensor indices)
+    axisops::gather(Tensor x, int dim, Tensor index, str? backend=None) -> Tensor
+    axisops::take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None) -> Tensor
+
+- **eager** calls run the same kernels as the backends always did (CPU
+  tensors: zero-copy NumPy views on the fastest CPU kernels; CUDA: Triton
+  where installed; every other device: the exact torch-ops path), those of the
+  torch-family backend named by ``backend`` (``None``: the default for the
+  tensor);
+- ``torch.compile`` sees opaque operators with **fake** implementations: it
+  captures them without a graph break, with static or dynamic shapes, and
+  never traces into the kernels or their thread pool;
+- **autograd**: the gradient of the top-k values scatters into the selected
+  positions (the tie rule already decided which of equal elements was
+  selected); the gradient of a gather scatter-adds over repeated indices.
+  Both backward formulas are differentiable torch operations (``scatter_add``),
+  so double backward works.  Indices are int64 and never differentiable.
+  Under ``torch.no_grad()``, or for inputs that do not require grad, nothing
+  is recorded.
+
+Each operator validates its arguments again (shape-level, microseconds), so
+direct callers of ``torch.ops.axisops.*`` get the library's errors too; the
+public functions validate first, with their own names in the messages.
+
+>>> import torch
+>>> v, i = torch.ops.axisops.topk(torch.tensor([1.0, 3.0, 3.0]), 2, -1, True, True)
+>>> i.tolist()
+[1, 2]
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .. import registry
+from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
+from .torch_ops import index_as_int64
+
+__all__ = ["gather", "topk"]
+
+_INT64 = np.dtype(np.int64)
+_LIB = torch.library.Library("axisops", "DEF")
+_LIB.define(
+    "topk(Tensor x, int k, int dim, bool largest, bool sorted, str? backend=None) "
+    "-> (Tensor, Tensor)"
+)
+_LIB.define("gather(Tensor x, int dim, Tensor index, str? backend=None) -> Tensor")
+_LIB.define("take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None) -> Tensor")
+
+
+def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, kept out of Dynamo's frame hook once Dynamo is loaded.
+
+    ``torch.library.custom_op`` does this by importing ``torch._dynamo`` on
+    the first call, which costs seconds in programs that never compile;
+    without Dynamo loaded nothing can trace, so the import waits until then.
+    """
+    hidden: list[Callable[..., Any]] = []
+
+    @functools.wraps(fn)
+    def run(*args: Any) -> Any:
+        if not hidden:
+            dynamo = sys.modules.get("torch._dynamo")
+            if dynamo is None:
+                return fn(*args)
+            hidden.append(dynamo.disable(fn, recursive=True))
+        return hidden[0](*args)
+
+    return run
+
+
+def _meta(t: Tensor, func: str, name: str) -> ArrayMeta:
+    from ..backends.torch_backend import BACKEND
+
+    return BACKEND.meta(t, func, name)
+
+
+def _runner(func: str, x: Tensor, backend: str | None) -> Any:
+    """The torch-family backend whose kernels run the operator on ``x``."""
+    return registry.select(func, x, backend)
+
+
+# ---- top-k ------------------------------------------------------------------------------------
+
+
+def _topk_spec(x: Tensor, k: int, dim: int, largest: bool, sorted: bool) -> TopKSpec:
+    return topk_spec("topk", _meta(x, "topk", "x"), k, dim, largest, sorted, None)
+
+
+def _topk_impl(x, k, dim, largest, sorted, backend=None):
+    spec = _topk_spec(x, k, dim, largest, sorted)
+    values, indices = _runner("topk", x, backend).run_topk(x, spec)
+    # The fake outputs are contiguous and compiled code relies on real ones
+    # matching them; the kernels' outputs are (so this copies nothing).
+    return values.contiguous(), indices.contiguous()
+
+
+def _topk_fake(x, k, dim, largest, sorted, backend=None):
+    spec = _topk_spec(x, k, dim, largest, sorted)
+    shape = list(x.shape)
+    shape[spec.axis] = k
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+def _topk_setup(ctx, inputs, output) -> None:
+    x, _, dim = inputs[:3]
+    ctx.shape = x.shape
+    ctx.dim = dim
+    ctx.save_for_backward(output[1])
+
+
+def _topk_backward(ctx, grad_values, _grad_indices):
+    (indices,) = ctx.saved_tensors
+    grad = grad_values.new_zeros(ctx.shape).scatter_add_(ctx.dim, indices, grad_values)
+    return grad, None, None, None, None, None
+
+
+_LIB.impl("topk", _hidden_from_dynamo(_topk_impl), "CompositeExplicitAutograd")
+torch.library.register_fake("axisops::topk", _topk_fake, lib=_LIB)
+torch.library.register_autograd(
+    "axisops::topk", _topk_backward, setup_context=_topk_setup, lib=_LIB
+)
+
+
+# ---- gather and take_along_axis ---------------------------------------------------------------
+
+#: (index argument, axis argument) names per operator, for the messages.
+_GATHER_NAMES = {"gather": ("index", "dim"), "take_along_axis": ("indices", "axis")}
+
+
+def _gather_spec(func: str, x: Tensor, dim: int, index: Tensor) -> GatherSpec:
+    index_name, dim_name = _GATHER_NAMES[func]
+    return gather_spec(
+        func, _meta(x, func, "x"), dim, _meta(index, func, index_name),
+        index_name=index_name, dim_name=dim_name,
+    )
+
+
+def _register_gather(func: str) -> None:
+    def impl(x, dim, index, backend=None):
+        spec = _gather_spec(func, x, dim, index)
+        return _runner(func, x, backend).run_gather(x, index, spec).contiguous()
+
+    def fake(x, dim, index, backend=None):
+        _gather_spec(func, x, dim, index)
+        return x.new_empty(index.shape)
+
+    def setup(ctx, inputs, output) -> None:
+        x, dim, index = inputs[:3]
+        ctx.shape = x.shape
+        ctx.dim = dim % x.dim()
+        ctx.save_for_backward(index)
+
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        wide = index_as_int64(index)[0]
+        wide = torch.where(wide < 0, wide + ctx.shape[ctx.dim], wide)
+        return grad.new_zeros(ctx.shape).scatter_add_(ctx.dim, wide, grad), None, None, None
+
+    _LIB.impl(func, _hidden_from_dynamo(impl), "CompositeExplicitAutograd")
+    torch.library.register_fake(f"axisops::{func}", fake, lib=_LIB)
+    torch.library.register_autograd(f"axisops::{func}", backward, setup_context=setup, lib=_LIB)
+
+
+_register_gather("gather")
+_register_gather("take_along_axis")
+
+_TOPK = torch.ops.axisops.topk.default
+_GATHER = {
+    "gather": torch.ops.axisops.gather.default,
+    "take_along_axis": torch.ops.axisops.take_along_axis.default,
+}
+
+
+# ---- what the torch backend calls ------------------------------------------------------------
+
+
+def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` for a validated spec, through ``axisops::topk``.
+
+    Indices come out of the operator as int64 and are cast to the spec's
+    index dtype afterwards (a pass over the ``k``-sized result only).
+    """
+    values, indices = _TOPK(x, spec.k, spec.axis, spec.largest, spec.sorted, backend)
+    if spec.index_dtype != _INT64:
+        from .torch_dtypes import torch_dtype
+        from .torch_ops import as_index_dtype
+
+        indices = as_index_dtype(indices, torch_dtype(spec.index_dtype))
+    return values, indices
+
+
+def gather(x: Tensor, index: Tensor, spec: GatherSpec, backend: str | None = None) -> Tensor:
+    """The gathered tensor for a validated spec, through ``axisops::gather``/``take_along_axis``."""
+    op = _GATHER["take_along_axis" if spec.func == "take_along_axis" else "gather"]
+    return op(x, spec.dim, index, backend)

@@ -1,0 +1,72 @@
+"""Drop-ins for ``torch.topk`` and ``torch.gather``: torch's signatures, axisops' contract.
+
+Code written against torch can swap the import and keep its calls::
+
+    from axisops import torch as ax
+    values, indices = ax.topk(logits, 2, dim=-1)
+    picked = ax.gather(table, 1, indices)
+
+Both run the ``axisops::`` torch operators (see
+:mod:`axisops.kernels.torch_library`), so autograd and ``torch.compile`` work
+as with :func:`axisops.topk`.  What changes is the answer: ties go to the
+lower index, NaN is greater than +inf, -0.0 equals +0.0 and integers compare
+exactly, the same on every device; ``gather`` also takes negative indices and
+checks every index.  Importing this module imports torch (``import axisops``
+does not) and registers the operators, so ``torch.ops.axisops.topk`` and the
+others can be called directly from then on.
+
+>>> import torch
+>>> from axisops import torch as ax
+>>> ax.topk(torch.tensor([1.0, 3.0, 3.0, 2.0]), 2)
+TopK(values=tensor([3., 3.]), indices=tensor([1, 2]))
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .errors import InvalidArgumentError
+from .kernels import torch_library  # noqa: F401  (registers the axisops:: operators)
+from .ops import TopK
+from .ops import gather as _gather
+from .ops import topk as _topk
+
+__all__ = ["TopK", "gather", "topk"]
+
+
+def _need_tensor(func: str, name: str, value: object) -> None:
+    if not isinstance(value, torch.Tensor):
+        raise InvalidArgumentError(
+            f"{func}(): {name} is a {type(value).__name__}, not a torch.Tensor "
+            f"(axisops.torch takes tensors; axisops.{func} takes any array)"
+        )
+
+
+def topk(
+    input: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> TopK:
+    """``torch.topk`` with the axisops contract: a ``TopK(values, indices)`` named tuple.
+
+    ``values`` carries autograd history when ``input`` requires grad;
+    ``indices`` are int64 and never do.
+
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.topk(torch.tensor([[0.0, -0.0, 5.0]]), k=2, dim=1, largest=False).indices
+    tensor([[0, 1]])
+    """
+    _need_tensor("topk", "input", input)
+    return _topk(input, k, dim, largest=largest, sorted=sorted)
+
+
+def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
+    """``torch.gather`` with the axisops contract (negative indices allowed, all checked).
+
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.gather(torch.tensor([[1, 2], [3, 4]]), dim=1, index=torch.tensor([[1], [-2]]))
+    tensor([[2],
+            [3]])
+    """
+    _need_tensor("gather", "input", input)
+    return _gather(input, dim, index)

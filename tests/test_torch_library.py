@@ -1,0 +1,353 @@
+"""axisops inside torch programs: the axisops:: operators, autograd, torch.compile, drop-ins.
+
+References are independent of axisops: torch.topk/torch.gather (on tie-free
+data), explicit scatters computed with NumPy from the plain-Python oracle's
+indices, torch.autograd.gradcheck, and eager results for compiled ones.
+torch.compile runs with the "aot_eager" backend (fast; it runs the autograd
+graph AOT-traced through the fake implementations).  Inductor was checked by
+hand; its cold compile takes far longer than a test may here.
+"""
+
+import numpy as np
+import pytest
+import torch
+from torch.autograd import gradcheck, gradgradcheck
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import axisops
+from axisops import registry
+from axisops import torch as ax
+from axisops.kernels import torch_library
+
+from oracle import assert_same_bits, ref_topk
+from strategies import special_values
+from torch_helpers import to_numpy, to_torch
+
+F64 = torch.float64
+
+
+def tie_heavy(shape, seed=0, dtype=np.float32):
+    """Few distinct values with NaN (signed, payloads), ±0.0, ±inf and subnormals."""
+    pool = special_values(np.dtype(dtype))
+    return pool[np.random.default_rng(seed).integers(0, len(pool), size=shape)]
+
+
+def scatter_of(shape, axis, indices, grad) -> np.ndarray:
+    """The explicit scatter: ``grad`` added at ``indices`` along ``axis`` of zeros."""
+    out = np.zeros(shape, np.float64)
+    moved, idx, g = np.moveaxis(out, axis, -1), np.moveaxis(indices, axis, -1), np.moveaxis(grad, axis, -1)
+    for pos in np.ndindex(*idx.shape[:-1]):
+        for j in range(idx.shape[-1]):
+            moved[pos + (idx[pos + (j,)],)] += g[pos + (j,)]
+    return out
+
+
+# ---- the operators ----------------------------------------------------------------------------
+
+
+class Recorder(TorchDispatchMode):
+    """Names every operator dispatched while active."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.names.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def test_public_calls_go_through_the_axisops_operators():
+    x = torch.randn(3, 5)
+    with Recorder() as seen:
+        axisops.topk(x, 2)
+        axisops.gather(x, 1, torch.tensor([[0]]))
+        axisops.take_along_axis(x, torch.tensor([[1]]), axis=1)
+    assert {"axisops.topk.default", "axisops.gather.default",
+            "axisops.take_along_axis.default"} <= set(seen.names)
+
+
+def test_direct_operator_calls_validate_with_the_librarys_errors():
+    x = torch.randn(4, 6)
+    with pytest.raises(axisops.InvalidArgumentError, match=r"^topk\(\): k=9 is out of range"):
+        torch.ops.axisops.topk(x, 9, 1, True, True)
+    with pytest.raises(axisops.IndexOutOfRangeError, match=r"^gather\(\): index\[0, 1\]=9"):
+        torch.ops.axisops.gather(x, 1, torch.tensor([[0, 9]]))
+    with pytest.raises(axisops.IndexOutOfRangeError,
+                       match=r"^take_along_axis\(\): indices\[0, 0\]=-7 is out of range for axis 1"):
+        torch.ops.axisops.take_along_axis(x, 1, torch.tensor([[-7]]))
+    with pytest.raises(axisops.InvalidArgumentError, match=r"backend='numpy' does not take torch"):
+        torch.ops.axisops.topk(x, 1, 1, True, True, "numpy")
+
+
+def test_the_operators_run_the_named_backends_kernels(monkeypatch):
+    from axisops.backends import torch_backend
+
+    calls = []
+    real = torch_backend.TorchBackend.run_topk
+    monkeypatch.setattr(torch_backend.TorchBackend, "run_topk",
+                        lambda self, x, spec: calls.append(self.name) or real(self, x, spec))
+    torch.ops.axisops.topk(torch.randn(5), 2, 0, True, True)
+    axisops.topk(torch.randn(5), 2, backend="torch")
+    assert calls == ["torch", "torch"]
+
+
+def test_cpu_forward_wraps_the_kernel_output_without_a_copy(monkeypatch):
+    made = {}
+    impl = registry.select("topk", np.zeros(1))
+    real = type(impl).topk
+
+    def keep(self, x, spec):
+        made["out"] = real(self, x, spec)
+        return made["out"]
+
+    monkeypatch.setattr(type(impl), "topk", keep)
+    r = axisops.topk(torch.randn(50, 40, requires_grad=True), 3)
+    assert r.values.data_ptr() == made["out"][0].ctypes.data
+    assert r.indices.data_ptr() == made["out"][1].ctypes.data
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_real_outputs_match_the_fake_ones(dim):
+    # Compiled code trusts the fake implementations' shapes, dtypes and strides.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x = torch.randn(6, 5, 4).transpose(0, 2)  # (4, 5, 6), not contiguous
+    index = torch.ones(2, 5, 3, dtype=torch.int16).transpose(0, 2)  # (3, 5, 2), neither
+    calls = [lambda t, i: torch.ops.axisops.topk(t, 2, dim, True, True),
+             lambda t, i: (torch.ops.axisops.gather(t, dim, i),),
+             lambda t, i: (torch.ops.axisops.take_along_axis(t, dim, i),)]
+    for call in calls:
+        real = call(x, index)
+        with FakeTensorMode() as mode:
+            fake = call(mode.from_tensor(x), mode.from_tensor(index))
+        for r, f in zip(real, fake):
+            assert (r.shape, r.dtype, r.stride()) == (f.shape, f.dtype, f.stride())
+
+
+# ---- autograd ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_topk_gradcheck_and_gradgradcheck(dim, largest):
+    x = torch.randn(4, 7, dtype=F64, requires_grad=True)
+    fn = lambda t: axisops.topk(t, 3, dim, largest=largest).values  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_gather_and_take_along_axis_gradcheck_and_gradgradcheck():
+    x = torch.randn(3, 5, dtype=F64, requires_grad=True)
+    index = torch.tensor([[0, 0, -1, 4], [2, 2, 2, 1]])  # repeats, a negative, a short row dim
+    assert gradcheck(lambda t: axisops.gather(t, 1, index), (x,))
+    assert gradgradcheck(lambda t: axisops.gather(t, 1, index), (x,))
+    row = torch.randn(1, 5, dtype=F64, requires_grad=True)  # broadcast against 3 index rows
+    fn = lambda t: axisops.take_along_axis(t, torch.tensor([[4], [0], [4]]), axis=1)  # noqa: E731
+    assert gradcheck(fn, (row,))
+    assert gradgradcheck(fn, (row,))
+
+
+@pytest.mark.parametrize("shape, dim, k", [((6, 50), -1, 5), ((30, 4, 3), 0, 30), ((9,), 0, 1)])
+def test_topk_gradients_equal_torch_topks_on_tie_free_data(shape, dim, k):
+    x = torch.randn(*shape)
+    grad = torch.randn(*torch.topk(x, k, dim).values.shape)
+    ours, theirs = x.clone().requires_grad_(), x.clone().requires_grad_()
+    r, t = axisops.topk(ours, k, dim), torch.topk(theirs, k, dim)
+    assert torch.equal(r.values, t.values) and torch.equal(r.indices, t.indices)
+    r.values.backward(grad)
+    t.values.backward(grad)
+    assert torch.equal(ours.grad, theirs.grad)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64], ids=str)
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_gradients_on_tie_heavy_data_scatter_into_the_tie_rules_choice(dtype, largest):
+    x = tie_heavy((5, 12), seed=3, dtype=dtype)
+    want_v, want_i = ref_topk(x, 6, 1, largest)
+    t = to_torch(x).requires_grad_()
+    r = axisops.topk(t, 6, 1, largest=largest)
+    assert_same_bits(to_numpy(r.values.detach()), want_v)
+    grad = np.random.default_rng(4).integers(1, 9, size=want_i.shape).astype(dtype)
+    r.values.backward(to_torch(grad))
+    np.testing.assert_array_equal(t.grad.numpy(), scatter_of(x.shape, 1, want_i, grad).astype(dtype))
+
+
+def test_gather_gradient_scatter_adds_over_repeats_and_sums_broadcast_dimensions():
+    x = torch.randn(2, 1, 4, requires_grad=True)
+    index = torch.tensor([[[3, 3, -1, 0]], [[1, 1, 1, 1]]]).expand(2, 3, 4)
+    grad = torch.arange(24.0).reshape(2, 3, 4)
+    axisops.take_along_axis(x, index, axis=2).backward(grad)
+    want = np.zeros((2, 1, 4))
+    idx = index.numpy() % 4
+    for a, b, c in np.ndindex(2, 3, 4):  # every broadcast row of x's size-1 dimension adds up
+        want[a, 0, idx[a, b, c]] += grad[a, b, c].item()
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+    y = torch.randn(3, 4, requires_grad=True)
+    axisops.gather(y, 0, torch.tensor([[2, 2, 0, -3]], dtype=torch.int16)).sum().backward()
+    assert y.grad.tolist() == [[0, 0, 1, 1], [0, 0, 0, 0], [1, 1, 0, 0]]
+
+
+def test_indices_are_int64_without_gradient_and_index_dtype_still_works():
+    x = torch.randn(3, 6, requires_grad=True)
+    r = axisops.topk(x, 2)
+    assert r.indices.dtype == torch.int64 and not r.indices.requires_grad
+    for dtype in (torch.int32, torch.uint16, np.uint8):
+        r = axisops.topk(x, 2, index_dtype=dtype)
+        assert r.indices.tolist() == torch.topk(x, 2).indices.tolist()
+        assert r.values.requires_grad
+    r.values.sum().backward()
+    assert x.grad.sum().item() == 6.0
+
+
+def test_nothing_is_recorded_under_no_grad_or_without_requires_grad():
+    p = torch.randn(4, 5, requires_grad=True)
+    with torch.no_grad():
+        r = axisops.topk(p, 2)
+        g = axisops.gather(p, 1, torch.tensor([[0]]))
+    assert r.values.grad_fn is None and not r.values.requires_grad and g.grad_fn is None
+    plain = axisops.topk(p.detach(), 2)
+    assert plain.values.grad_fn is None and not plain.values.requires_grad
+
+
+# ---- a mixture-of-experts router -------------------------------------------------------------
+
+
+def moe_step(topk, logits_in, experts_in, x):
+    logits = logits_in.clone().requires_grad_()
+    experts = experts_in.clone().requires_grad_()
+    scores, chosen = topk(logits, 2)
+    weights = torch.softmax(scores, dim=-1)  # (tokens, 2)
+    outputs = torch.einsum("td,edh->teh", x, experts)  # every expert on every token
+    picked = torch.gather(outputs, 1, chosen[..., None].expand(-1, -1, outputs.shape[-1]))
+    loss = ((weights[..., None] * picked).sum(1) ** 2).mean()
+    loss.backward()
+    return loss.detach(), logits.grad, experts.grad
+
+
+def test_moe_router_step_equals_the_torch_topk_version():
+    g = torch.Generator().manual_seed(7)
+    logits, experts, x = (torch.randn(64, 8, generator=g), torch.randn(8, 5, 3, generator=g),
+                          torch.randn(64, 5, generator=g))
+    ours = moe_step(lambda t, k: axisops.topk(t, k), logits, experts, x)
+    drop_in = moe_step(lambda t, k: ax.topk(t, k, dim=-1), logits, experts, x)
+    theirs = moe_step(lambda t, k: torch.topk(t, k), logits, experts, x)
+    for a, b, c in zip(ours, drop_in, theirs):
+        assert torch.equal(a, c) and torch.equal(b, c)
+
+
+# ---- torch.compile ----------------------------------------------------------------------------
+
+
+class Counter:
+    """A torch.compile backend that counts graphs and runs them through aot_eager."""
+
+    def __init__(self):
+        self.graphs = []
+
+    def __call__(self, gm, inputs):
+        self.graphs.append(gm)
+        return torch._dynamo.lookup_backend("aot_eager")(gm, inputs)
+
+
+def model(x, index):
+    top = axisops.topk(x, 3, 1)
+    low = axisops.topk(x, 2, 0, largest=False, index_dtype=torch.int32)
+    picked = axisops.gather(x, 1, index)
+    taken = axisops.take_along_axis(x, index[:1], axis=1)
+    loss = (top.values.nan_to_num() ** 2).sum() + picked.nan_to_num().sum()
+    return top, low, picked, taken, loss
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_compiled_results_and_gradients_are_bit_identical_to_eager(dynamic):
+    counter = Counter()
+    compiled = torch.compile(model, backend=counter, fullgraph=True, dynamic=dynamic)
+    for seed, rows in ((0, 6), (1, 9)):  # the second shape: same graph when dynamic
+        x = to_torch(tie_heavy((rows, 10), seed))
+        index = torch.tensor([[9, -10, 3, 3]]).expand(rows, 4)
+        xe, xc = x.clone().requires_grad_(), x.clone().requires_grad_()
+        eager, got = model(xe, index), compiled(xc, index)
+        eager[-1].backward()
+        got[-1].backward()
+        for e, c in zip(torch.utils._pytree.tree_leaves(eager[:-1]),
+                        torch.utils._pytree.tree_leaves(got[:-1])):
+            assert e.dtype == c.dtype
+            assert_same_bits(to_numpy(c.detach()), to_numpy(e.detach()))
+        assert_same_bits(to_numpy(xc.grad), to_numpy(xe.grad))
+    assert len(counter.graphs) == (1 if dynamic else 2)
+    targets = {str(n.target) for n in counter.graphs[0].graph.nodes if n.op == "call_function"}
+    assert {"axisops.topk.default", "axisops.gather.default",
+            "axisops.take_along_axis.default"} <= targets
+
+
+def test_compile_needs_no_warm_registry_and_runs_the_thread_pool(monkeypatch):
+    # The first axisops call of a program may be inside torch.compile, where
+    # Dynamo cannot trace the registry's discovery (its lock, module imports).
+    monkeypatch.setattr(registry, "_discovered", False)
+    monkeypatch.setattr(registry, "_registry", {})
+    monkeypatch.setattr(registry, "_candidate_cache", {})
+    monkeypatch.setattr(registry, "_claimed", {})
+    monkeypatch.setattr(axisops.config, "_num_threads", 2)
+    from axisops.kernels import numba_driver
+
+    tasks = []
+    real = numba_driver.run_parallel
+    monkeypatch.setattr(numba_driver, "run_parallel",
+                        lambda fn, work: tasks.append(len(work)) or real(fn, work))
+    x = torch.randn(512, 300)
+    fn = torch.compile(lambda t: axisops.topk(t, 4).values.sum(1), backend="aot_eager",
+                       fullgraph=True)
+    assert torch.equal(fn(x), torch.topk(x, 4).values.sum(1))
+    assert max(tasks) == 2  # the kernels ran on the pool, outside Dynamo's tracing
+
+
+def test_errors_are_raised_while_tracing_with_the_librarys_messages():
+    x = torch.randn(4, 6)
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"^topk\(\): k=7 is out of range for axis 1 of size 6"):
+        torch.compile(lambda t: axisops.topk(t, 7), backend="eager")(x)
+    # fullgraph=True: Dynamo reports every exception raised while tracing as
+    # Unsupported; the library's message is in it.
+    with pytest.raises(torch._dynamo.exc.Unsupported,
+                       match=r"InvalidArgumentError\('topk\(\): axis=2 is out of range"):
+        torch.compile(lambda t: axisops.topk(t, 1, axis=2), backend="eager", fullgraph=True)(x)
+    with pytest.raises(axisops.IndexOutOfRangeError, match=r"^gather\(\): index\[1, 0\]=6"):
+        torch.compile(lambda t, i: axisops.gather(t, 1, i), backend="aot_eager",
+                      fullgraph=True)(x, torch.tensor([[0], [6]]))
+
+
+# ---- axisops.torch ----------------------------------------------------------------------------
+
+
+def test_drop_ins_take_torchs_signatures_and_keywords():
+    x = torch.tensor([[1.0, 3.0, 3.0, float("nan")], [0.0, -0.0, 2.0, 2.0]])
+    r = ax.topk(input=x, k=2, dim=1, largest=True, sorted=True)
+    assert isinstance(r, ax.TopK) and r._fields == ("values", "indices")
+    assert r.indices.tolist() == [[3, 1], [2, 3]]
+    assert ax.topk(x, 2, largest=False).indices.tolist() == [[0, 1], [0, 1]]
+    assert ax.topk(x, 1, 0).indices.tolist() == [[0, 0, 0, 0]]
+    index = torch.tensor([[0, 0], [3, 1]])
+    assert torch.equal(ax.gather(input=x, dim=1, index=index), torch.gather(x, 1, index))
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"^topk\(\): input is a list, not a torch\.Tensor"):
+        ax.topk([1.0, 2.0], 1)
+    with pytest.raises(axisops.InvalidArgumentError, match=r"^gather\(\): input is a ndarray"):
+        ax.gather(np.zeros((1, 1)), 0, index)
+
+
+def test_drop_ins_compile_and_differentiate():
+    x = torch.randn(5, 8, requires_grad=True)
+    fn = torch.compile(lambda t: ax.gather(t, 1, ax.topk(t, 2, dim=1).indices).sum(),
+                       backend="aot_eager", fullgraph=True)
+    fn(x).backward()
+    assert x.grad.sum().item() == 10.0
+    assert torch.equal(x.grad, torch.zeros_like(x).scatter(1, torch.topk(x, 2).indices, 1.0))
+
+
+def test_docstring_examples():
+    import doctest
+
+    for module in (torch_library, ax):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0
