@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .numba_keys import cast_like, max_keys_into, order_key
-from .numba_select import SORTED_K, insert_best, select_best, sort_best, write_row
+from .numba_select import SORTED_K, insert_best, partition_best, select_best, sort_best, write_row
 
 __all__ = ["MIN_BUFFER", "topk_columns"]
 
@@ -39,7 +39,7 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
     j += 1
     if j == ckeys.shape[1]:
         row_k, row_i = ckeys[c], cidx[c]
-        select_best(row_k, row_i, j, k)
+        partition_best(row_k, row_i, j, k)
         j = k
         worst = _worst_key(row_k, k)
         if worst == ones:

@@ -94,7 +94,7 @@ def _cast_like(value, like):
     return impl
 
 
-@njit
+@njit(inline="always")
 def _float_key(u, sign, absmask, nanbound, ones, zero):
     a = cast_like(u & absmask, sign)
     neg = cast_like(u & sign, sign) != zero
@@ -103,7 +103,7 @@ def _float_key(u, sign, absmask, nanbound, ones, zero):
     return ones if a > nanbound else k
 
 
-@njit
+@njit(inline="always")
 def order_key(u, kind, sign, absmask, nanbound, ones, flip):
     """The key of raw bits ``u`` (already XORed with ``flip``)."""
     zero = cast_like(0, sign)

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from .numba_keys import cast_like, fill_keys, max_keys_into, order_key
-from .numba_select import SORTED_K, insert_word, select_best, sort_best, write_row
+from .numba_select import SORTED_K, insert_word, partition_best, select_best, sort_best, write_row
 
 __all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT", "merge_parts",
            "topk_scan_rows"]
@@ -168,7 +168,7 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
                 cidx[c] = s0 + i
                 c += 1
                 if c == cap:
-                    select_best(ckeys, cidx, c, k)
+                    partition_best(ckeys, cidx, c, k)
                     c = k
                     worst = _worst_key(ckeys, k)
                     if worst == ones:

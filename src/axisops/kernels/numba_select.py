@@ -22,6 +22,7 @@ __all__ = [
     "insert_best",
     "insert_word",
     "pack",
+    "partition_best",
     "select_best",
     "sort_best",
     "unpack_index",
@@ -186,19 +187,11 @@ def _insertion_select(keys, idx, m, k):
 
 
 @njit(nogil=True)
-def select_best(keys, idx, m, k):
-    """Reorder ``keys[:m]``/``idx[:m]`` so the first ``k`` are the ``k`` best.
-
-    For ``k <= SORTED_K`` they also come sorted best first (insertion is the
-    fastest selection there: a quickselect's comparisons mispredict half the
-    time); larger k uses a quickselect and leaves them in no particular order.
-    """
-    if k <= 0:
-        return
-    if k <= SORTED_K:
-        _insertion_select(keys, idx, m, k)
-        return
-    if k >= m:
+def partition_best(keys, idx, m, k):
+    """Reorder ``keys[:m]``/``idx[:m]`` so the first ``k`` are the ``k`` best, in no
+    particular order (a quickselect: O(m) on any input, which is what compacting a
+    candidate buffer needs; a heapsort takes over if it ever goes deep)."""
+    if k <= 0 or k >= m:
         return
     lo, hi, target = 0, m - 1, k - 1
     budget = 64
@@ -215,6 +208,22 @@ def select_best(keys, idx, m, k):
         else:
             return
     _insertion(keys, idx, lo, hi)
+
+
+@njit(nogil=True)
+def select_best(keys, idx, m, k):
+    """Reorder ``keys[:m]``/``idx[:m]`` so the first ``k`` are the ``k`` best.
+
+    For ``k <= SORTED_K`` they also come sorted best first (insertion is the
+    fastest selection there when most pairs are refused at once: a quickselect's
+    comparisons mispredict half the time); larger k uses :func:`partition_best`.
+    """
+    if k <= 0:
+        return
+    if k <= SORTED_K:
+        _insertion_select(keys, idx, m, k)
+    else:
+        partition_best(keys, idx, m, k)
 
 
 @njit(nogil=True)
