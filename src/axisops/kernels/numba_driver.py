@@ -13,6 +13,8 @@ call names its *job* (``topk:<strategy>:<key type>``,
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from ..config import get_num_threads
@@ -89,7 +91,7 @@ def _empty(spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
 def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
          segment: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Top-k of ``x`` for a validated ``spec`` (strategy and segment for tests)."""
-    if spec.k == 0 or int(np.prod(spec.out_shape)) == 0:
+    if spec.k == 0 or prod(spec.out_shape) == 0:
         return _empty(spec)
     seqs = sequences(x, spec.axis)
     plan = key_plan(spec.out_dtype, spec.largest)

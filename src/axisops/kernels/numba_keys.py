@@ -22,6 +22,7 @@ key type so loops vectorise at the data's own width.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -57,8 +58,9 @@ _EXPONENT_ALL_ONES = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
 _BFLOAT16_INF = 0x7F80
 
 
+@lru_cache(maxsize=64)
 def key_plan(dtype: np.dtype, largest: bool) -> KeyPlan:
-    """The key recipe for ``dtype`` (native byte order) and direction."""
+    """The key recipe for ``dtype`` (native byte order) and direction (memoised)."""
     width = dtype.itemsize
     utype = np.dtype(f"u{width}")
     u = utype.type
