@@ -95,7 +95,7 @@ def _same(got, want):
 
 def test_set_num_threads_from_one_thread_while_six_others_compute(restore_threads):
     """One thread cycles the count through 1..4 while six compute top-k and gather on
-    the pool (every call is parallel: _PARALLEL_MIN=0) and compare each result with
+    the pool (every call is parallel: PARALLEL_MIN=0) and compare each result with
     the NumPy backend.  No exception, no deadlock, no wrong result."""
     cases, rounds = _hammer_cases(), 60
     start = threading.Barrier(7)
@@ -121,7 +121,7 @@ def test_set_num_threads_from_one_thread_while_six_others_compute(restore_thread
             count += 1
         resizes.append(count)
 
-    with mock.patch.object(drv, "_PARALLEL_MIN", 0), mock.patch.object(drv, "_SPLIT_MIN", 64):
+    with mock.patch.object(drv, "PARALLEL_MIN", 0), mock.patch.object(drv, "SPLIT_MIN", 64):
         workers = [threading.Thread(target=compute, args=(i,), daemon=True) for i in range(6)]
         resizer = threading.Thread(target=resize, daemon=True)
         for t in [*workers, resizer]:

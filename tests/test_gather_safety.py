@@ -74,7 +74,7 @@ def test_the_error_names_the_first_offender_in_c_order_across_threads(layout):
         axisops.set_num_threads(4)
         want = ("gather(): index[17, 2]=-301 is out of range for dim 1 of size 300 "
                 "(need -300 <= index <= 299)")
-        with mock.patch.object(drv, "_PARALLEL_MIN", 0), \
+        with mock.patch.object(drv, "PARALLEL_MIN", 0), \
                 pytest.raises(axisops.IndexOutOfRangeError, match=re.escape(want)):
             axisops.gather(x, 1, idx, backend="numba")
     finally:

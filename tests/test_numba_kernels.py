@@ -99,7 +99,7 @@ def test_thread_count_never_changes_the_bits(threads):
     old = axisops.get_num_threads()
     try:
         axisops.set_num_threads(threads)
-        with mock.patch.object(drv, "_PARALLEL_MIN", 0), mock.patch.object(drv, "_SPLIT_MIN", 64):
+        with mock.patch.object(drv, "PARALLEL_MIN", 0), mock.patch.object(drv, "SPLIT_MIN", 64):
             for x in cases:
                 for axis in (0, 1):
                     for k in (1, 9, 300):
@@ -195,7 +195,7 @@ def test_gather_at_prefetch_and_block_boundaries(threads, layout):
     old = axisops.get_num_threads()
     try:
         axisops.set_num_threads(threads)
-        with mock.patch.object(drv, "_PARALLEL_MIN", 0):
+        with mock.patch.object(drv, "PARALLEL_MIN", 0):
             for total in (1, d - 1, d, d + 1, b - 1, b, b + d + 1, 2 * b + 3):
                 x = rng.standard_normal((3, 50)).astype(np.float32)
                 for dim, shape in ((1, (3, total)), (0, (total, 50))):
@@ -215,3 +215,23 @@ def test_gather_at_prefetch_and_block_boundaries(threads, layout):
                         assert_same_bits(got, want)
     finally:
         axisops.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int8", "uint16", "int64", "float64"])
+@pytest.mark.parametrize("k", [1, 2, 8, 16, 17, 40, 64])
+@pytest.mark.parametrize("layout", ["C", "F", "reversed"])
+def test_short_rows_by_extraction_and_by_insertion(dtype, k, layout):
+    """The insert strategy's three routes (packed extraction for k <= EXTRACT_MAX_K,
+    packed insertion above, pairs for 64-bit keys), over many rows at once in memory
+    and one by one, with heavy ties."""
+    from axisops.dtypes import as_dtype
+
+    rng = np.random.default_rng(k)
+    x = rng.integers(-3, 4, size=(300, 64)).astype(np.float32).astype(as_dtype(dtype))
+    arr = {"C": x, "F": np.asfortranarray(x), "reversed": x[::-1, ::-1]}[layout]
+    for largest in (True, False):
+        with mock.patch.object(drv, "PARALLEL_MIN", 0):
+            got = drv.topk(arr, _spec(arr, k, 1, largest), strategy="insert")
+        want = _reference(arr, k, 1, largest)
+        assert_same_bits(got[0], want.values)
+        np.testing.assert_array_equal(got[1], want.indices)

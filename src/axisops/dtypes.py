@@ -40,7 +40,22 @@ def is_bfloat16(dtype: np.dtype) -> bool:
     return dtype.name == "bfloat16" and dtype.type.__module__.startswith("ml_dtypes")
 
 
+_NAMES: dict[np.dtype, str | None] = {}
+
+
 def _name(dtype: np.dtype) -> str | None:
+    """The supported type's name (None if unsupported); memoised, as dtype names are slow."""
+    try:
+        return _NAMES[dtype]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable dtype-like: look it up without the memo
+        return _lookup(dtype)
+    name = _NAMES[dtype] = _lookup(dtype)
+    return name
+
+
+def _lookup(dtype: np.dtype) -> str | None:
     if is_bfloat16(dtype):
         return "bfloat16"
     if dtype.fields is None and dtype.name in _NUMPY_NAMES and dtype.kind in "biufc":

@@ -2,7 +2,7 @@
 
 It reads every layout in place (see :mod:`axisops.kernels.layout`), maps
 elements to order keys of their own width, picks a strategy per request (see
-:mod:`axisops.kernels.numba_topk`) and splits the work over threads.  Results
+:func:`axisops.kernels.numba_driver.choose_strategy`) and splits the work over threads.  Results
 are bit-identical to the ``"numpy"`` oracle for every thread count.
 
 A call never waits for the compiler (unless :func:`axisops.config.set_compile_mode`

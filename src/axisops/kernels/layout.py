@@ -11,6 +11,7 @@ packed structured array) are copied first, as are non-native byte orders.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -66,6 +67,16 @@ def sequences(x: np.ndarray, axis: int, *, raw: bool = True) -> Sequences:
     item = x.itemsize
     u = x.view(raw_dtype(x.dtype)) if raw else x
     estr = tuple(s // item for s in x.strides)
+    outer = prod(x.shape[:axis])
+    inner = prod(x.shape[axis + 1 :])
+    unit = _inner_is_unit_run(x.shape[axis + 1 :], estr[axis + 1 :])
+    if x.flags.c_contiguous:  # the common case, without the general arithmetic below
+        flat = u.reshape(-1)
+        flat.flags.writeable = False  # kernels see one (read-only) array type
+        n = x.shape[axis]
+        offs = (np.arange(outer, dtype=np.int64)[:, None] * (n * inner)
+                + np.arange(inner, dtype=np.int64)[None, :]).reshape(-1)
+        return Sequences(flat, offs, estr[axis], n, outer, inner, unit)
     low = tuple(slice(-1, None) if s < 0 else slice(0, 1) for s in estr)
     span = 1 + sum(abs(s) * (d - 1) for s, d in zip(estr, x.shape))
     flat = as_strided(u[low], shape=(span,), strides=(item,), writeable=False)
@@ -78,7 +89,4 @@ def sequences(x: np.ndarray, axis: int, *, raw: bool = True) -> Sequences:
         shape[i] = d
         offs = offs + (np.arange(d, dtype=np.int64) * s).reshape(shape)
     offs = np.ascontiguousarray(offs, dtype=np.int64).reshape(-1)
-    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
-    inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
-    unit = _inner_is_unit_run(x.shape[axis + 1 :], estr[axis + 1 :])
     return Sequences(flat, offs, estr[axis], x.shape[axis], outer, inner, unit)

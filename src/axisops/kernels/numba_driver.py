@@ -13,54 +13,74 @@ call names its *job* (``topk:<strategy>:<key type>``,
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from ..config import get_num_threads
 from ..errors import IndexOutOfRangeError
 from ..validation import GatherSpec, TopKSpec, check_index_values
+from . import numba_columns, numba_insert, numba_radix, numba_scan
 from . import numba_gather as kg
-from . import numba_topk as kt
 from .layout import Sequences, raw_dtype, sequences
 from .numba_cache import dispatchers_in, ensure, install_safe_saves
+from .numba_columns import topk_columns
+from .numba_insert import topk_insert_rows
 from .numba_keys import key_plan
+from .numba_radix import topk_radix_rows
+from .numba_scan import SEGMENT_BYTES, UNIT_SEGMENT, merge_parts, topk_scan_rows
+from .numba_select import SORTED_K
 from .threads import run_parallel, split_range
 
-__all__ = ["STRATEGIES", "choose_strategy", "gather", "topk"]
+__all__ = ["KERNEL_MODULES", "STRATEGIES", "choose_strategy", "gather", "topk"]
 
-#: every strategy :func:`topk` takes; "split" is the scan of one long sequence cut
-#: across threads (chosen by "scan" itself when there are fewer sequences than threads).
-install_safe_saves(dispatchers_in(kt, kg))
+#: the modules whose kernels are cached on disk.
+KERNEL_MODULES = (numba_insert, numba_scan, numba_radix, numba_columns, kg)
+install_safe_saves(dispatchers_in(*KERNEL_MODULES))
 
+#: every strategy :func:`topk` takes; "split" is the scan of a few long sequences, each
+#: cut across threads (what "scan" becomes when there are fewer sequences than threads).
 STRATEGIES = ("insert", "scan", "radix", "columns", "split")
 
-#: below this many elements a call runs on one thread (pool hand-off costs more).
-_PARALLEL_MIN = 1 << 15
-#: a sequence at least this long is split across threads when there are few of them.
-_SPLIT_MIN = 1 << 17
+#: below this many elements a call runs on one thread: handing work to the pool costs
+#: about 20 us, the time to scan 32K elements.
+PARALLEL_MIN = 1 << 15
+#: a sequence at least this long is cut across threads when there are fewer sequences
+#: than threads (each part then still reads 64K elements or more).
+SPLIT_MIN = 1 << 17
 #: rows of a column panel whose maxima are taken before any column is looked at.
-_COLUMN_ROWS = 16
+COLUMN_ROWS = 16
+#: the columns strategy serves at most this k: beyond, each column's sorted insertion
+#: and compactions cost more than scanning its sequence with a stride (measured).
+COLUMNS_MAX_K = SORTED_K
+#: sequences up to this long always use the insert strategy ...
+INSERT_MAX_N = 64
+#: ... and up to this long when k is at most INSERT_SMALL_K: the scan's per-sequence
+#: setup (block maxima, bounds) costs more than inserting every element.
+INSERT_SMALL_N, INSERT_SMALL_K = 256, 16
+#: the radix sort from ``k >= n / RADIX_FRACTION``: the scan keeps one block maximum
+#: per 16 elements, so above that share of k it cannot skip blocks.
+RADIX_FRACTION = 16
 
 
 def choose_strategy(seqs: Sequences, k: int) -> str:
     """The fastest exact strategy for ``k`` of ``n`` in this layout (measured on 2 cores).
 
     - columns: many unit-stride-apart sequences and a small k (their sorted top-k
-      by insertion); with a larger k the per-column compactions cost more than
-      reading each sequence with a stride;
+      by insertion);
     - insert: short sequences;
-    - radix: k above n / 16, where the scan's block bounds (one block max per
-      16 elements) cannot filter;
-    - scan: everything else.
+    - radix: k large against n, where the scan's block bounds cannot filter;
+    - scan: everything else ("split" when there are fewer sequences than threads).
     """
     n = seqs.n
-    if (seqs.stride != 1 and seqs.inner_unit and seqs.inner >= 16 and k <= kt.SORTED_K
+    if (seqs.stride != 1 and seqs.inner_unit and seqs.inner >= 16 and k <= COLUMNS_MAX_K
             and 8 * k < n):
         return "columns"
-    if n <= 64 or (n <= 256 and k <= 16):
+    if n <= INSERT_MAX_N or (n <= INSERT_SMALL_N and k <= INSERT_SMALL_K):
         return "insert"
-    if 16 * k >= n:
+    if RADIX_FRACTION * k >= n:
         return "radix"
-    return "scan"
+    return "split" if _split(seqs) else "scan"
 
 
 def _empty(spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -71,21 +91,19 @@ def _empty(spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
 def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
          segment: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Top-k of ``x`` for a validated ``spec`` (strategy and segment for tests)."""
-    if spec.k == 0 or int(np.prod(spec.out_shape)) == 0:
+    if spec.k == 0 or prod(spec.out_shape) == 0:
         return _empty(spec)
     seqs = sequences(x, spec.axis)
     plan = key_plan(spec.out_dtype, spec.largest)
     strategy = strategy or choose_strategy(seqs, spec.k)
     if strategy == "columns" and not (seqs.inner_unit and seqs.inner > 1 and seqs.stride != 1):
         strategy = "scan"  # neighbouring sequences are not unit-stride apart
-    if strategy == "scan" and _split(seqs):
-        strategy = "split"
     values = np.empty(spec.out_shape, spec.out_dtype)
     indices = np.empty(spec.out_shape, np.int64)
     out_v = values.view(plan.utype).reshape(seqs.outer, spec.k, seqs.inner)
     out_i = indices.reshape(seqs.outer, spec.k, seqs.inner)
     if not segment:  # unit strides need no key tile, so longer segments pay off
-        segment = kt.UNIT_SEGMENT if seqs.stride == 1 else kt.SEGMENT_BYTES // x.itemsize
+        segment = UNIT_SEGMENT if seqs.stride == 1 else SEGMENT_BYTES // x.itemsize
     _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i, f"topk:{strategy}:{plan.utype}")
     if spec.index_dtype != np.int64:
         indices = indices.astype(spec.index_dtype)
@@ -94,7 +112,7 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
 
 def _row_tasks(seqs: Sequences, spec: TopKSpec) -> list[tuple[int, int]]:
     total = seqs.outer * seqs.inner
-    parts = get_num_threads() if total * seqs.n >= _PARALLEL_MIN else 1
+    parts = get_num_threads() if total * seqs.n >= PARALLEL_MIN else 1
     return split_range(total, parts)
 
 
@@ -106,46 +124,45 @@ def _run_rows(kernel, seqs, spec, plan, extra, out_v, out_i, job):
 
 
 def _insert(seqs, spec, plan, segment, out_v, out_i, job):
-    _run_rows(kt.topk_insert_rows, seqs, spec, plan, (), out_v, out_i, job)
+    _run_rows(topk_insert_rows, seqs, spec, plan, (), out_v, out_i, job)
 
 
 def _radix(seqs, spec, plan, segment, out_v, out_i, job):
-    _run_rows(kt.topk_radix_rows, seqs, spec, plan, (), out_v, out_i, job)
+    _run_rows(topk_radix_rows, seqs, spec, plan, (), out_v, out_i, job)
 
 
 def _scan(seqs, spec, plan, segment, out_v, out_i, job):
-    _run_rows(kt.topk_scan_rows, seqs, spec, plan, (segment, spec.sorted), out_v, out_i, job)
+    _run_rows(topk_scan_rows, seqs, spec, plan, (segment, spec.sorted), out_v, out_i, job)
 
 
 def _split(seqs: Sequences) -> bool:
     """Whether the scan cuts sequences across threads: fewer sequences than threads,
     each long enough to be worth it."""
-    return seqs.outer * seqs.inner < get_num_threads() and seqs.n >= _SPLIT_MIN
+    return seqs.outer * seqs.inner < get_num_threads() and seqs.n >= SPLIT_MIN
 
 
 def _scan_split(seqs, spec, plan, segment, out_v, out_i, job):
-    """Each long sequence in turn: every thread finds the k best of its part, then merge."""
-    threads = max(2, get_num_threads())
+    """Each sequence in turn, cut into one part per thread: every part is scanned as a
+    sequence of its own (its k best, unsorted), then :func:`merge_parts` merges them."""
+    parts = split_range(seqs.n, max(2, get_num_threads()))
     for q in range(seqs.outer * seqs.inner):
-        _split_one(seqs, spec, plan, segment, q, threads, out_v, out_i, job)
-
-
-def _split_one(seqs, spec, plan, segment, q, threads, out_v, out_i, job):
-    k, base = spec.k, int(seqs.offs[q])
-    parts = split_range(seqs.n, threads)
-    cap = max(2 * k, 64)
-    ckeys = np.empty(len(parts) * cap, plan.utype)
-    cidx = np.empty(len(parts) * cap, np.int64)
-    tasks = [(seqs.flat, base, seqs.stride, p0, p1, k, segment, *plan.consts(),
-              ckeys[i * cap:(i + 1) * cap], cidx[i * cap:(i + 1) * cap])
-             for i, (p0, p1) in enumerate(parts)]
-    merge = (seqs.flat, base, seqs.stride, seqs.n, ckeys, cidx, 0, k, spec.sorted, q,
-             seqs.inner, out_v, out_i)
-    ensure([(kt.topk_scan_part, tasks[0]), (kt.merge_parts, merge)], job)
-    counts = run_parallel(kt.topk_scan_part, tasks)
-    keep = np.concatenate([np.arange(i * cap, i * cap + c) for i, c in enumerate(counts)])
-    kt.merge_parts(seqs.flat, base, seqs.stride, seqs.n, ckeys[keep], cidx[keep], len(keep), k,
-                   spec.sorted, q, seqs.inner, out_v, out_i)
+        base = int(seqs.offs[q])
+        tasks, found = [], []
+        for p0, p1 in parts:
+            kp = min(spec.k, p1 - p0)
+            values = np.empty((1, kp, 1), plan.utype)
+            where = np.empty((1, kp, 1), np.int64)
+            offs = np.array([base + p0 * seqs.stride], np.int64)
+            tasks.append((seqs.flat, offs, seqs.stride, p1 - p0, kp, 0, 1, 1, segment, False,
+                          *plan.consts(), values, where))
+            found.append((p0, where))
+        cidx = np.empty(sum(w.size for _, w in found), np.int64)
+        merge = (seqs.flat, base, seqs.stride, cidx, spec.k, spec.sorted, q, seqs.inner,
+                 *plan.consts(), out_v, out_i)
+        ensure([(topk_scan_rows, tasks[0]), (merge_parts, merge)], job)
+        run_parallel(topk_scan_rows, tasks)
+        np.concatenate([where.reshape(-1) + p0 for p0, where in found], out=cidx)
+        merge_parts(*merge)
 
 
 def _columns(seqs, spec, plan, segment, out_v, out_i, job):
@@ -154,12 +171,12 @@ def _columns(seqs, spec, plan, segment, out_v, out_i, job):
     if seqs.outer * -(-seqs.inner // panel) < threads:  # cut panels so every thread has one
         panel = max(16, -(-seqs.inner // threads))
     count = seqs.outer * -(-seqs.inner // panel)
-    parts = threads if count * panel * seqs.n >= _PARALLEL_MIN else 1
+    parts = threads if count * panel * seqs.n >= PARALLEL_MIN else 1
     tasks = [(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, t0, t1, seqs.inner, panel,
-              _COLUMN_ROWS, spec.sorted, *plan.consts(), out_v, out_i)
+              COLUMN_ROWS, spec.sorted, *plan.consts(), out_v, out_i)
              for t0, t1 in split_range(count, parts)]
-    ensure([(kt.topk_columns, tasks[0])], job)
-    run_parallel(kt.topk_columns, tasks)
+    ensure([(topk_columns, tasks[0])], job)
+    run_parallel(topk_columns, tasks)
 
 
 _RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns,
@@ -185,7 +202,7 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     xs = sequences(x[extent], dim)
     flat_out = out.view(raw_dtype(out.dtype)).reshape(-1)
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
-    parts = get_num_threads() if out.size >= _PARALLEL_MIN else 1
+    parts = get_num_threads() if out.size >= PARALLEL_MIN else 1
 
     tasks = [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m, a, b,
               xs.inner, unit, flat_out) for a, b in split_range(out.size, parts)]

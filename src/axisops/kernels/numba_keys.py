@@ -22,6 +22,7 @@ key type so loops vectorise at the data's own width.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -57,8 +58,9 @@ _EXPONENT_ALL_ONES = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
 _BFLOAT16_INF = 0x7F80
 
 
+@lru_cache(maxsize=64)
 def key_plan(dtype: np.dtype, largest: bool) -> KeyPlan:
-    """The key recipe for ``dtype`` (native byte order) and direction."""
+    """The key recipe for ``dtype`` (native byte order) and direction (memoised)."""
     width = dtype.itemsize
     utype = np.dtype(f"u{width}")
     u = utype.type
@@ -94,7 +96,7 @@ def _cast_like(value, like):
     return impl
 
 
-@njit
+@njit(inline="always")
 def _float_key(u, sign, absmask, nanbound, ones, zero):
     a = cast_like(u & absmask, sign)
     neg = cast_like(u & sign, sign) != zero
@@ -103,7 +105,7 @@ def _float_key(u, sign, absmask, nanbound, ones, zero):
     return ones if a > nanbound else k
 
 
-@njit
+@njit(inline="always")
 def order_key(u, kind, sign, absmask, nanbound, ones, flip):
     """The key of raw bits ``u`` (already XORed with ``flip``)."""
     zero = cast_like(0, sign)

@@ -1,20 +1,55 @@
-"""Selection and sorting of (key, index) candidate pairs, best first.
+"""Candidates: (key, index) pairs, the tie rule, and their selection and sorting.
 
-"Better" is a strict total order: a larger key, or an equal key and a lower
-index.  Indices within one sequence are unique, so any correct selection or
-sort gives the same result — stability is not needed, and the thread count
-or the order candidates arrive in cannot change the answer.
+**The tie rule lives here.**  "Better" is a strict total order: a larger key,
+or an equal key and a lower index (:func:`better`).  Keys of up to 32 bits may
+travel with their index in one 64-bit word, ``key << 32 | (2**32 - 1 - index)``
+(:func:`pack`), whose plain ``>`` is the same order.  Every kernel keeps its
+best candidates with :func:`insert_best` (pairs) or :func:`insert_word`
+(words), selects with :func:`select_best` and sorts with :func:`sort_best`.
+Indices within one sequence are unique, so any correct selection or sort gives
+the same result: stability is never needed, and neither the thread count nor
+the order candidates arrive in can change the answer.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-__all__ = ["SORTED_K", "better", "select_best", "sort_best"]
+__all__ = [
+    "SORTED_K",
+    "better",
+    "insert_best",
+    "insert_word",
+    "pack",
+    "partition_best",
+    "select_best",
+    "sort_best",
+    "unpack_index",
+    "write_row",
+]
 
+#: ranges this short are finished by insertion sort inside the quickselect and introsort.
 _INSERTION = 24
-#: up to this k, :func:`select_best` selects by insertion and leaves the k sorted.
+#: up to this k, :func:`select_best` selects by insertion and leaves the k sorted: a
+#: quickselect's comparisons mispredict half the time, and for k=10 over 2k candidates
+#: insertion measured 5x faster; from about 32 on, the quickselect wins.
 SORTED_K = 32
+#: the low 32 bits of a packed word.
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(inline="always")
+def pack(key, i):
+    """``key << 32 | (2**32 - 1 - i)``: one word whose ``>`` is :func:`better` (keys of
+    at most 32 bits, ``0 <= i < 2**32``); never 0, so 0 can mean "empty"."""
+    return (np.uint64(key) << np.uint64(32)) | (_LOW32 - np.uint64(i))
+
+
+@njit(inline="always")
+def unpack_index(word):
+    """The index packed in ``word`` (see :func:`pack`)."""
+    return np.int64(_LOW32 - (word & _LOW32))
 
 
 @njit(inline="always")
@@ -100,44 +135,63 @@ def _insertion(keys, idx, lo, hi):
 
 
 @njit(inline="always")
-def _insertion_select(keys, idx, m, k):
-    """The k best of ``m`` pairs to the front, sorted best first, by insertion.
+def insert_best(keys, idx, count, k, key, i):
+    """Insert the pair ``(key, i)`` into ``keys[:count]``/``idx[:count]``, kept sorted
+    best first and at most ``k`` long; returns the new count.
 
-    Pairs past the first k are compared with the k-th best only, so for small
-    k almost every one costs a single, well-predicted comparison.
+    Once ``k`` pairs are kept, a pair enters only if it is better than the k-th
+    (one well-predicted comparison for most); it lands after every pair it does
+    not beat.  Pairs arriving in increasing index order thus keep the first of
+    equal keys, which is the tie rule.
     """
-    filled = 0
+    if count == k:
+        if not better(key, i, keys[k - 1], idx[k - 1]):
+            return count
+        j = k - 1
+    else:
+        j = count
+        count += 1
+    while j > 0 and better(key, i, keys[j - 1], idx[j - 1]):
+        keys[j] = keys[j - 1]
+        idx[j] = idx[j - 1]
+        j -= 1
+    keys[j] = key
+    idx[j] = i
+    return count
+
+
+@njit(inline="always")
+def insert_word(words, count, k, word):
+    """:func:`insert_best` for single values (packed words, or plain keys where ties
+    need no rule); returns the new count."""
+    if count == k:
+        if word <= words[k - 1]:
+            return count
+        j = k - 1
+    else:
+        j = count
+        count += 1
+    while j > 0 and word > words[j - 1]:
+        words[j] = words[j - 1]
+        j -= 1
+    words[j] = word
+    return count
+
+
+@njit(inline="always")
+def _insertion_select(keys, idx, m, k):
+    """The k best of ``m`` pairs to the front, sorted best first, by insertion."""
+    count = 0
     for i in range(m):
-        kk, ii = keys[i], idx[i]
-        if filled == k:
-            if not better(kk, ii, keys[k - 1], idx[k - 1]):
-                continue
-            j = k - 1
-        else:
-            j = filled
-            filled += 1
-        while j > 0 and better(kk, ii, keys[j - 1], idx[j - 1]):
-            keys[j] = keys[j - 1]
-            idx[j] = idx[j - 1]
-            j -= 1
-        keys[j] = kk
-        idx[j] = ii
+        count = insert_best(keys, idx, count, k, keys[i], idx[i])
 
 
 @njit(nogil=True)
-def select_best(keys, idx, m, k):
-    """Reorder ``keys[:m]``/``idx[:m]`` so the first ``k`` are the ``k`` best.
-
-    For ``k <= SORTED_K`` they also come sorted best first (insertion is the
-    fastest selection there: a quickselect's comparisons mispredict half the
-    time); larger k uses a quickselect and leaves them in no particular order.
-    """
-    if k <= 0:
-        return
-    if k <= SORTED_K:
-        _insertion_select(keys, idx, m, k)
-        return
-    if k >= m:
+def partition_best(keys, idx, m, k):
+    """Reorder ``keys[:m]``/``idx[:m]`` so the first ``k`` are the ``k`` best, in no
+    particular order (a quickselect: O(m) on any input, which is what compacting a
+    candidate buffer needs; a heapsort takes over if it ever goes deep)."""
+    if k <= 0 or k >= m:
         return
     lo, hi, target = 0, m - 1, k - 1
     budget = 64
@@ -154,6 +208,22 @@ def select_best(keys, idx, m, k):
         else:
             return
     _insertion(keys, idx, lo, hi)
+
+
+@njit(nogil=True)
+def select_best(keys, idx, m, k):
+    """Reorder ``keys[:m]``/``idx[:m]`` so the first ``k`` are the ``k`` best.
+
+    For ``k <= SORTED_K`` they also come sorted best first (insertion is the
+    fastest selection there when most pairs are refused at once: a quickselect's
+    comparisons mispredict half the time); larger k uses :func:`partition_best`.
+    """
+    if k <= 0:
+        return
+    if k <= SORTED_K:
+        _insertion_select(keys, idx, m, k)
+    else:
+        partition_best(keys, idx, m, k)
 
 
 @njit(nogil=True)
@@ -186,3 +256,15 @@ def _leading_zeros(m):
         m >>= 1
         n += 1
     return 64 - n
+
+
+@njit(inline="always")
+def write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx):
+    """Row ``q`` of the ``(outer, k, inner)`` outputs: the elements at ``cidx[:k]``
+    (read from the input itself, so their bits are the input's) and their indices."""
+    o = q // inner
+    col = q - o * inner
+    for j in range(k):
+        i = cidx[j]
+        out_vals[o, j, col] = flat[base + i * stride]
+        out_idx[o, j, col] = i

@@ -39,10 +39,10 @@ def _count(found: dict[str, list[tuple[Any, tuple]]]) -> tuple[int, int]:
 
 def cache_dir() -> str:
     """The folder Numba keeps axisops' compiled kernels in."""
-    from . import numba_topk
+    from . import numba_scan
     from .numba_cache import cache_path
 
-    return str(cache_path(numba_topk.topk_scan_rows))
+    return str(cache_path(numba_scan.topk_scan_rows))
 
 
 def cache_status(dtypes: Iterable[Any] | None = None) -> dict[str, Any]:

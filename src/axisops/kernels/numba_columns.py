@@ -1,0 +1,127 @@
+"""The columns strategy: many sequences side by side, one unit stride apart.
+
+Along axis 0 of a C-order array (and alike), neighbouring sequences are
+neighbouring elements of each row, so ``panel`` sequences are walked together,
+row by row along the axis, each keeping its own candidates.  For ``rows`` rows
+at a time the maximum key of every column comes straight from the input (one
+vectorised pass over contiguous row slices); a column whose maximum cannot
+enter costs one comparison, and only the others have their keys computed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .numba_keys import cast_like, max_keys_into, order_key
+from .numba_select import SORTED_K, insert_best, partition_best, select_best, sort_best, write_row
+
+__all__ = ["MIN_BUFFER", "topk_columns"]
+
+#: the smallest candidate buffer of a column (k > SORTED_K only): see the scan's.
+MIN_BUFFER = 32
+
+
+@njit(inline="always")
+def _worst_key(ckeys, k):
+    worst = ckeys[0]
+    for j in range(1, k):
+        worst = min(worst, ckeys[j])
+    return worst
+
+
+@njit(inline="always")
+def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
+    """Add one candidate to column ``c``; compact its buffer when full."""
+    j = cnt[c]
+    ckeys[c, j] = key
+    cidx[c, j] = i
+    j += 1
+    if j == ckeys.shape[1]:
+        row_k, row_i = ckeys[c], cidx[c]
+        partition_best(row_k, row_i, j, k)
+        j = k
+        worst = _worst_key(row_k, k)
+        if worst == ones:
+            closed[c] = True  # k keys at the maximum: nothing later can enter
+        else:
+            nxt = cast_like(worst + cast_like(1, sign), sign)
+            lo[c] = nxt if nxt > lo[c] else lo[c]
+    cnt[c] = j
+
+
+@njit(inline="always")
+def _columns_insert(flat, base, stride, r0, h, width, top, ckeys, cidx, cnt, k, kind, sign,
+                    absmask, nanbound, ones, flip):
+    """Small k: each column keeps its k best sorted (insertion), so its bound is exact."""
+    for c in range(width):
+        if cnt[c] == k and top[c] <= ckeys[c, k - 1]:
+            continue  # nothing in these rows beats the column's k-th best
+        tk, ti = ckeys[c], cidx[c]
+        count = cnt[c]
+        for r in range(h):
+            i = r0 + r
+            key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound, ones,
+                            flip)
+            count = insert_best(tk, ti, count, k, key, i)
+        cnt[c] = count
+
+
+@njit(nogil=True, cache=True)
+def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, kind, sign,
+                 absmask, nanbound, ones, flip, out_vals, out_idx):
+    """Many sequences at once: ``panel`` neighbouring sequences (unit stride apart)
+    are walked row by row along the axis, each keeping its own candidates.
+
+    For ``rows`` rows at a time, the maximum key of each column comes straight
+    from the input (one vectorised pass over contiguous row slices, no key
+    tile); a column whose maximum is below its bound costs one compare, and
+    only the others have their keys computed again.
+    """
+    cap = max(2 * k, MIN_BUFFER)
+    colmax = np.empty(panel, flat.dtype)
+    ckeys = np.empty((panel, cap), flat.dtype)
+    cidx = np.empty((panel, cap), np.int64)
+    cnt = np.zeros(panel, np.int64)
+    lo = np.empty(panel, flat.dtype)
+    closed = np.zeros(panel, np.bool_)
+    zero = cast_like(0, sign)
+    per_outer = (inner + panel - 1) // panel
+    for t in range(t0, t1):
+        o = t // per_outer
+        c0 = (t - o * per_outer) * panel
+        width = min(panel, inner - c0)
+        base = offs[o * inner + c0]
+        cnt[:] = 0
+        lo[:] = zero
+        closed[:] = False
+        top = colmax[:width]
+        for r0 in range(0, n, rows):
+            h = min(rows, n - r0)
+            top[:] = zero
+            for r in range(h):
+                start = base + (r0 + r) * stride
+                max_keys_into(flat[start:start + width], width, top, kind, sign, absmask,
+                              nanbound, ones, flip)
+            if k <= SORTED_K:
+                _columns_insert(flat, base, stride, r0, h, width, top, ckeys, cidx, cnt, k,
+                                kind, sign, absmask, nanbound, ones, flip)
+                continue
+            for c in range(width):
+                if top[c] < lo[c] or closed[c]:
+                    continue
+                for r in range(h):
+                    i = r0 + r
+                    key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound,
+                                    ones, flip)
+                    if key >= lo[c] and not closed[c]:
+                        _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign)
+        for c in range(width):
+            row_k, row_i = ckeys[c], cidx[c]
+            if cnt[c] < k:
+                raise RuntimeError("axisops internal error: a column kept fewer than k")
+            select_best(row_k, row_i, cnt[c], k)
+            if do_sort and k > SORTED_K:  # below, select_best left them sorted
+                sort_best(row_k, row_i, k)
+            q = o * inner + c0 + c
+            write_row(flat, offs[q], stride, row_i, k, q, inner, out_vals, out_idx)

@@ -1,0 +1,225 @@
+"""The scan strategy: long sequences and small k, at nearly the speed of one read.
+
+A sequence is read in segments.  For each segment the maximum key of every
+block of ``BLOCK`` elements is taken, vectorised (straight from the input at
+unit stride, through a small key tile otherwise).  A block whose maximum is
+below the acceptance bound ``lo`` is skipped whole; only the elements of the
+others have their keys computed again and become candidates.  ``lo`` rises two
+ways: when the candidate buffer (``2k`` entries, at least ``MIN_BUFFER``)
+fills, it is compacted to its k best and ``lo`` becomes one above the worst
+kept key (later elements that tie it have higher indices and lose); and when a
+segment has at least k blocks, the k-th largest block maximum is a lower bound
+of the k-th best key (k blocks each hold an element at least that large).
+Sorted, constant or adversarial input therefore stays linear.
+
+One sequence too long for one thread is cut into parts, each scanned like a
+sequence of its own (:func:`topk_scan_rows` on the parts), and the parts' best
+are merged by :func:`merge_parts`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .numba_keys import cast_like, fill_keys, max_keys_into, order_key
+from .numba_select import SORTED_K, insert_word, partition_best, select_best, sort_best, write_row
+
+__all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT", "merge_parts",
+           "topk_scan_rows"]
+
+#: elements per block whose maximum bounds them all.
+BLOCK = 16
+#: keys per segment tile at other strides: 32 KiB, so a tile stays in L1 while scanned.
+SEGMENT_BYTES = 32768
+#: elements per segment at unit stride, where block maxima come straight from the
+#: input: more blocks per segment give tighter bounds (measured best at 32K).
+UNIT_SEGMENT = 32768
+#: the smallest candidate buffer: for tiny k, compacting every 2k candidates costs more
+#: than the few extra candidates a larger buffer holds.
+MIN_BUFFER = 64
+
+
+@njit(inline="always")
+def _block_layout(m):
+    """(blocks, rows): block j of a segment holds elements r * blocks + j.
+
+    Rows are vectorised across blocks; a block count that is a multiple of 64
+    leaves no scalar remainder in any full row (an odd count like 511 ran the
+    whole scan 3x slower).
+    """
+    blocks = max(1, m // BLOCK)
+    if blocks >= 128:
+        blocks -= blocks % 64
+    return blocks, (m + blocks - 1) // blocks
+
+
+@njit(inline="always")
+def _block_maxima(tile, m, bmax):
+    """Maximum of every (interleaved) block: a vertical max over rows, in SIMD."""
+    blocks, rows = _block_layout(m)
+    head = bmax[:blocks]
+    head[:] = tile[:blocks]
+    for r in range(1, rows):
+        row = tile[r * blocks:min((r + 1) * blocks, m)]
+        part = head[:row.shape[0]]
+        for j in range(row.shape[0]):
+            part[j] = max(part[j], row[j])
+    return blocks, rows
+
+
+@njit(inline="always")
+def _source_maxima(src, m, kind, sign, absmask, nanbound, ones, flip, bmax):
+    """:func:`_block_maxima` of the keys of ``src[:m]`` (unit stride), without a tile."""
+    blocks, rows = _block_layout(m)
+    head = bmax[:blocks]
+    head[:] = cast_like(0, sign)  # the least key
+    for r in range(rows):
+        row = src[r * blocks:min((r + 1) * blocks, m)]
+        max_keys_into(row, row.shape[0], head, kind, sign, absmask, nanbound, ones, flip)
+    return blocks, rows
+
+
+@njit(inline="always")
+def _kth_largest(vals, m, k, scratch, order):
+    """The k-th largest of ``vals[:m]`` (1 <= k <= m); ``scratch``/``order`` hold >= m."""
+    if k <= SORTED_K:
+        count = 0
+        for i in range(m):
+            count = insert_word(scratch, count, k, vals[i])
+        return scratch[k - 1]
+    keys = scratch[:m]
+    keys[:] = vals[:m]
+    for i in range(m):
+        order[i] = i
+    select_best(keys, order, m, k)
+    worst = keys[0]
+    for j in range(1, k):
+        worst = min(worst, keys[j])
+    return worst
+
+
+@njit(inline="always")
+def _qualifying(bmax, blocks, lo, hits):
+    """Blocks whose maximum reaches ``lo``, into ``hits``; returns their count."""
+    h = 0
+    for j in range(blocks):
+        if bmax[j] >= lo:
+            hits[h] = j
+            h += 1
+    return h
+
+
+@njit(inline="always")
+def _worst_key(ckeys, k):
+    worst = ckeys[0]
+    for j in range(1, k):
+        v = ckeys[j]
+        worst = v if v < worst else worst
+    return worst
+
+
+@njit(nogil=True, cache=True)
+def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, ones, flip,
+                  tile, bmax, hits, scratch, ckeys, cidx):
+    """Candidates for the k best keys of the ``n`` elements of one sequence.
+
+    Returns how many (key, index) pairs are in ``ckeys``/``cidx``: at least
+    ``min(k, n)``, and among them the k best.  Qualifying blocks are read row by
+    row, so candidates arrive in increasing index order and a key equal to the
+    worst kept one can be refused.
+    """
+    cap = ckeys.shape[0]
+    lo = cast_like(0, sign)
+    c = 0
+    parts = (n + seg - 1) // seg
+    step = (n + parts - 1) // parts  # equal segments, none of them a short tail
+    unit = stride == 1
+    for s0 in range(0, n, step):
+        m = min(step, n - s0)
+        if unit:  # keys straight from the input; a tile only for other strides
+            start = base + s0
+            blocks, rows = _source_maxima(flat[start:start + m], m, kind, sign, absmask,
+                                          nanbound, ones, flip, bmax)
+        else:
+            fill_keys(flat, base, stride, s0, m, tile, kind, sign, absmask, nanbound, ones,
+                      flip)
+            blocks, rows = _block_maxima(tile, m, bmax)
+        h = _qualifying(bmax, blocks, lo, hits)
+        if h > k and blocks >= k:
+            bound = _kth_largest(bmax, blocks, k, scratch, hits)
+            if bound > lo:
+                lo = bound
+            h = _qualifying(bmax, blocks, lo, hits)
+        for r in range(rows):
+            first = r * blocks
+            for t in range(h):
+                i = first + hits[t]
+                if i >= m:
+                    break
+                if unit:
+                    key = order_key(flat[base + s0 + i], kind, sign, absmask, nanbound, ones,
+                                    flip)
+                else:
+                    key = tile[i]
+                if key < lo:
+                    continue
+                ckeys[c] = key
+                cidx[c] = s0 + i
+                c += 1
+                if c == cap:
+                    partition_best(ckeys, cidx, c, k)
+                    c = k
+                    worst = _worst_key(ckeys, k)
+                    if worst == ones:
+                        return c
+                    nxt = cast_like(worst + cast_like(1, sign), sign)
+                    lo = nxt if nxt > lo else lo
+    return c
+
+
+@njit(inline="always")
+def _finish(ckeys, cidx, c, k, do_sort):
+    """The k best of ``c`` candidates to the front; sorted best first if ``do_sort``
+    (introsort: O(k log k) on any input)."""
+    select_best(ckeys, cidx, c, k)
+    if do_sort and k > SORTED_K:  # below, select_best left them sorted
+        sort_best(ckeys, cidx, k)
+
+
+@njit(nogil=True, cache=True)
+def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, sign, absmask,
+                   nanbound, ones, flip, out_vals, out_idx):
+    """The scan strategy for sequences ``q0 .. q1-1``, each of length ``n``."""
+    cap = max(2 * k, MIN_BUFFER)
+    m = min(seg, n)
+    tile = np.empty(m, flat.dtype)
+    bmax = np.empty(m, flat.dtype)
+    hits = np.empty(m, np.int64)
+    scratch = np.empty(m, flat.dtype)
+    ckeys = np.empty(cap, flat.dtype)
+    cidx = np.empty(cap, np.int64)
+    for q in range(q0, q1):
+        base = offs[q]
+        c = scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, ones,
+                          flip, tile, bmax, hits, scratch, ckeys, cidx)
+        if c < k:
+            raise RuntimeError("axisops internal error: scan kept fewer than k candidates")
+        _finish(ckeys, cidx, c, k, do_sort)
+        write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)
+
+
+@njit(nogil=True, cache=True)
+def merge_parts(flat, base, stride, cidx, k, do_sort, q, inner, kind, sign, absmask, nanbound,
+                ones, flip, out_vals, out_idx):
+    """Row ``q`` from the parts' candidates: ``cidx`` holds their indices in the whole
+    sequence (at least k of them); keys are computed again from the input."""
+    m = cidx.shape[0]
+    if m < k:
+        raise RuntimeError("axisops internal error: parts kept fewer than k candidates")
+    ckeys = np.empty(m, flat.dtype)
+    for j in range(m):
+        ckeys[j] = order_key(flat[base + cidx[j] * stride], kind, sign, absmask, nanbound,
+                             ones, flip)
+    _finish(ckeys, cidx, m, k, do_sort)
+    write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)
