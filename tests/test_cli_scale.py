@@ -20,12 +20,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import axisops
-from axisops.cli.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
-from axisops.cli.files import CLIError
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
-from axisops.cli.progress import DELAY_SECONDS, progress_bar
-from axisops.cli.sources import open_source
+from axisops.streaming.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
+from axisops.streaming.errors import FileError
+from axisops.streaming.progress import DELAY_SECONDS, progress_bar
+from axisops.streaming.sources import open_source
 
 from oracle import assert_same_bits
 from strategies import BF16, FLOAT_DTYPES, GATHER_DTYPES, TOPK_DTYPES, arrays
@@ -234,9 +234,10 @@ def test_slab_boxes_visit_elements_in_c_order():
 
 
 @pytest.mark.parametrize("module", [
-    "axisops.cli.boxes", "axisops.cli.ops_commands", "axisops.cli.progress",
-    "axisops.cli.files", "axisops.cli.positional", "axisops.cli.tempfiles",
-    "axisops.cli.signals", "axisops.dask.candidates", "axisops.dask.tree", "axisops.dask.topk", "axisops.dask.gather",
+    "axisops.streaming.boxes", "axisops.cli.ops_commands", "axisops.streaming.progress",
+    "axisops.streaming.files", "axisops.streaming.positional", "axisops.streaming.tempfiles",
+    "axisops.streaming.signals", "axisops.streaming.errors", "axisops.streaming.outputs",
+    "axisops.dask.tree", "axisops.dask.topk", "axisops.dask.gather",
 ])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module),
@@ -384,7 +385,7 @@ def test_chunk_bytes_accepts_units_and_reports_them(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(1000.0))
     rec = one_json_line(cli("topk", str(tmp_path / "x.npy"), "-k", "2", "--chunk-bytes", "1KiB"))
     assert rec["chunk_bytes"] == 1024 and rec["chunks"] == 8 and rec["scheduler"] is None  # 128 float64 a chunk
-    with pytest.raises(CLIError, match=r"--chunk-bytes=0 is not allowed"):
+    with pytest.raises(axisops.InvalidArgumentError, match=r"--chunk-bytes=0 is not allowed"):
         run_topk(str(tmp_path / "x.npy"), 2, chunk_bytes=0)
 
 
@@ -402,7 +403,7 @@ def test_a_file_cut_while_read_is_reported(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(100.0))
     source = open_source(str(tmp_path / "x.npy"))
     os.truncate(tmp_path / "x.npy", 200)
-    with pytest.raises(CLIError, match="the file ended early"):
+    with pytest.raises(FileError, match="the file ended early"):
         source.read(Box((0,), (100,)), False)
     source.close()
 
@@ -449,12 +450,12 @@ def test_zarr_errors(tmp_path, monkeypatch, capsys):
     status, _, err = in_process(capsys, "topk", tmp_path / "broken.zarr", "-k", "1")
     assert status == 1 and "is not a readable zarr array" in err and "Traceback" not in err
     monkeypatch.setitem(sys.modules, "zarr", None)
-    with pytest.raises(CLIError, match=r"needs the zarr package \(pip install 'axisops\[zarr\]'\)"):
+    with pytest.raises(FileError, match=r"needs the zarr package \(pip install 'axisops\[zarr\]'\)"):
         open_source(str(tmp_path / "broken.zarr"))
 
 
 def test_plain_directory_is_not_an_input(tmp_path):
-    with pytest.raises(CLIError, match="is a directory"):
+    with pytest.raises(FileError, match="is a directory"):
         open_source(str(tmp_path))
 
 
