@@ -13,7 +13,7 @@ import pytest
 from axisops.cli.demo import run_demo
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
-from axisops.streaming import errors, files, tempfiles
+from axisops.streaming import errors, tempfiles
 from axisops.streaming.errors import FileError
 from axisops.streaming.positional import read_at, write_at
 
