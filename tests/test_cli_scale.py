@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +19,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import axisops
+import disk
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
 from axisops.streaming.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
 from axisops.streaming.errors import FileError
 from axisops.streaming.progress import DELAY_SECONDS, progress_bar
 from axisops.streaming.sources import open_source
+from disk import CONTAINERS, least_chunk_bytes, save
 
 from oracle import assert_same_bits
 from strategies import BF16, FLOAT_DTYPES, GATHER_DTYPES, TOPK_DTYPES, arrays
@@ -58,42 +59,6 @@ def one_json_line(proc):
 
 def leftovers(folder):
     return sorted(p.name for p in Path(folder).iterdir() if p.name.startswith((".", "out")))
-
-
-def save(folder, name, x, container):
-    """Store ``x`` as ``container`` in ``folder``; the path (and key) to read it back."""
-    path = Path(folder) / name
-    if container == "npy-C":
-        np.save(path.with_suffix(".npy"), np.ascontiguousarray(x))
-        return str(path.with_suffix(".npy")), None
-    if container == "npy-F":
-        np.save(path.with_suffix(".npy"), np.asfortranarray(x))
-        return str(path.with_suffix(".npy")), None
-    if container == "npz":
-        np.savez(path.with_suffix(".npz"), other=np.zeros(1), data=np.asfortranarray(x))
-        return str(path.with_suffix(".npz")), "data"
-    if container == "npz-compressed":
-        np.savez_compressed(path.with_suffix(".npz"), data=x)
-        return str(path.with_suffix(".npz")), None
-    chunks = zarr_chunks(x.shape)
-    z = zarr.create_array(store=str(path.with_suffix(".zarr")), shape=x.shape, dtype=x.dtype,
-                          chunks=chunks)
-    z[...] = x
-    return str(path.with_suffix(".zarr")), None
-
-
-CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed", "zarr"]
-
-
-def zarr_chunks(shape):
-    return tuple(max(1, (s + 1) // 2) for s in shape)
-
-
-def least_chunk_bytes(x, container):
-    """The smallest --chunk-bytes a container allows (a zarr chunk must fit in it)."""
-    if container != "zarr" or not x.size:
-        return 1
-    return int(np.prod(zarr_chunks(x.shape))) * x.dtype.itemsize
 
 
 @given(arrays(dtypes=FILE_TOPK_DTYPES, max_dims=3, max_side=7), st.data())
@@ -247,49 +212,11 @@ def test_docstring_examples(module):
 
 # -- memory ---------------------------------------------------------------------------
 
-# The child's own peak (VmHWM, mapped file pages included): ru_maxrss would carry the
-# pytest process's larger peak across exec and hide any growth.
-RSS_CHILD = textwrap.dedent("""
-    import sys
-    from axisops.bench.memory import peak_rss_mb
-    from axisops.cli.main import main
-    status = main(sys.argv[1:])
-    print(int(peak_rss_mb()), file=sys.stderr)
-    sys.exit(status)
-""")
-
-
 def peak_mb(*args):
     """Run the command in a child; its output record and peak resident memory (MB)."""
-    proc = subprocess.run([sys.executable, "-c", RSS_CHILD, *args], capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout), int(proc.stderr.strip().splitlines()[-1])
-
-
-def _big_file(path, shape, dtype, seed):
-    """A .npy of ``shape`` written in slabs (never whole in memory)."""
-    rng = np.random.default_rng(seed)
-    out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
-    step = max(1, shape[0] // 8)
-    for i in range(0, shape[0], step):
-        out[i:i + step] = rng.integers(-50, 50, size=(min(step, shape[0] - i), *shape[1:]))
-    out.flush()
-    del out
-
-
-@pytest.fixture(scope="module")
-def big(tmp_path_factory):
-    """128 MiB inputs, and 16 MiB ones cut in boxes of exactly the same shapes."""
-    folder = tmp_path_factory.mktemp("big")
-    for name, shape, dtype in [("x", (1024, 32768), np.float32), ("rows", (128, 32768), np.float32),
-                               ("cols", (1024, 4096), np.float32), ("i", (1024, 32768), np.int32),
-                               ("i_rows", (128, 32768), np.int32)]:
-        _big_file(folder / f"{name}.npy", shape, dtype, len(name))
-    rng = np.random.default_rng(3)
-    np.save(folder / "g.npy", rng.random((1024, 64), np.float32))
-    np.save(folder / "g_rows.npy", rng.random((128, 64), np.float32))
-    return folder
+    out, peak = disk.peak_mb("from axisops.cli.main import main\nstatus = main(sys.argv[1:])",
+                             *args)
+    return json.loads(out), peak
 
 
 def test_peak_memory_does_not_grow_with_the_input(big):

@@ -1,0 +1,78 @@
+"""Arrays on disk for the streaming tests: every container the engine reads, big files,
+and the peak memory of a child process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+#: Every way an input may be stored (zarr is imported only to write one).
+CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed", "zarr"]
+
+
+def zarr_chunks(shape):
+    return tuple(max(1, (s + 1) // 2) for s in shape)
+
+
+def least_chunk_bytes(x, container):
+    """The smallest chunk size a container allows (a zarr chunk must fit in it)."""
+    if container != "zarr" or not x.size:
+        return 1
+    return int(np.prod(zarr_chunks(x.shape))) * x.dtype.itemsize
+
+
+def save(folder, name, x, container):
+    """Store ``x`` as ``container`` in ``folder``; the path (and key) to read it back."""
+    path = Path(folder) / name
+    if container == "npy-C":
+        np.save(path.with_suffix(".npy"), np.ascontiguousarray(x))
+        return str(path.with_suffix(".npy")), None
+    if container == "npy-F":
+        np.save(path.with_suffix(".npy"), np.asfortranarray(x))
+        return str(path.with_suffix(".npy")), None
+    if container == "npz":
+        np.savez(path.with_suffix(".npz"), other=np.zeros(1), data=np.asfortranarray(x))
+        return str(path.with_suffix(".npz")), "data"
+    if container == "npz-compressed":
+        np.savez_compressed(path.with_suffix(".npz"), data=x)
+        return str(path.with_suffix(".npz")), None
+    import zarr
+
+    z = zarr.create_array(store=str(path.with_suffix(".zarr")), shape=x.shape, dtype=x.dtype,
+                          chunks=zarr_chunks(x.shape))
+    z[...] = x
+    return str(path.with_suffix(".zarr")), None
+
+
+def big_file(path, shape, dtype, seed):
+    """A .npy of ``shape`` written in slabs (never whole in memory)."""
+    rng = np.random.default_rng(seed)
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+    step = max(1, shape[0] // 8)
+    for i in range(0, shape[0], step):
+        out[i:i + step] = rng.integers(-50, 50, size=(min(step, shape[0] - i), *shape[1:]))
+    out.flush()
+    del out
+
+
+# The child's own peak (VmHWM, mapped file pages included): ru_maxrss would carry the
+# pytest process's larger peak across exec and hide any growth.
+_PEAK = textwrap.dedent("""
+    import sys
+    from axisops.bench.memory import peak_rss_mb
+    {code}
+    print(int(peak_rss_mb()), file=sys.stderr)
+    sys.exit(status)
+""")
+
+
+def peak_mb(code, *args):
+    """Run ``code`` (which sets ``status``) in a child with ``args``; its stdout and peak MB."""
+    proc = subprocess.run([sys.executable, "-c", _PEAK.format(code=code), *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, int(proc.stderr.strip().splitlines()[-1])
