@@ -33,8 +33,8 @@ from ..backends.base import Backend
 from ..backends.numpy_family import as_ndarray
 from ..dispatch import numpy_backend
 from ..errors import InvalidArgumentError
-from ..validation import ArrayMeta, gather_spec, topk_spec
-from .errors import CLI, Spelling
+from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
+from .errors import API, Spelling
 from .files import Output, open_output, output_target, scratch_file
 from .outputs import ArrayWriter, NpyWriter, pack_npz
 from .progress import progress_bar
@@ -57,7 +57,7 @@ class Options:
     scheduler: Any = None
     progress: bool | None = False
     announce: Announce | None = None
-    spelling: Spelling = CLI
+    spelling: Spelling = API
 
 
 def _check_chunk_bytes(func: str, options: Options) -> int:
@@ -146,7 +146,7 @@ def _open(stack: ExitStack, out: str | None, inputs: list[tuple[str, Any]],
     return open_output(stack, output_target(out, inputs, names))
 
 
-def _topk_work(source: Source, spec: Any, chunk_bytes: int, values: Writer, indices: Writer,
+def _topk_work(source: Source, spec: TopKSpec, chunk_bytes: int, values: Writer, indices: Writer,
                impl: Backend | None, options: Options) -> int:
     bars = _bar(options, "topk")
     if options.scheduler is None:
@@ -159,7 +159,7 @@ def _topk_work(source: Source, spec: Any, chunk_bytes: int, values: Writer, indi
                             lambda total: bars(total, "block"), impl and impl.name)
 
 
-def _gather_work(x: Source, index: Source, spec: Any, chunk_bytes: int, out: Writer,
+def _gather_work(x: Source, index: Source, spec: GatherSpec, chunk_bytes: int, out: Writer,
                  impl: Backend | None, options: Options) -> int:
     bars = _bar(options, "gather")
     if options.scheduler is None:

@@ -1,4 +1,4 @@
-"""Where the command line reads arrays from, one box at a time.
+"""Where the engine reads arrays from, one box at a time.
 
 - :class:`NpySource`: a ``.npy`` file, or an uncompressed member of an ``.npz``
   archive (what ``np.savez`` writes), read with positioned reads
