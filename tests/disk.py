@@ -9,9 +9,13 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+from hypothesis import strategies as st
+
+from strategies import BF16, TOPK_DTYPES, arrays
 
 #: Every way an input may be stored (zarr is imported only to write one).
 CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed", "zarr"]
+FILE_TOPK_DTYPES = [d for d in TOPK_DTYPES if d != BF16]  # .npy has no bfloat16
 
 
 def zarr_chunks(shape):
@@ -23,6 +27,19 @@ def least_chunk_bytes(x, container):
     if container != "zarr" or not x.size:
         return 1
     return int(np.prod(zarr_chunks(x.shape))) * x.dtype.itemsize
+
+
+@st.composite
+def stored_topk_requests(draw):
+    """A tie-heavy array, a top-k request on it, a container and a chunk size it allows."""
+    x = draw(arrays(dtypes=FILE_TOPK_DTYPES, max_dims=3, max_side=7))
+    axis = draw(st.integers(-x.ndim, x.ndim - 1))
+    k = draw(st.integers(0, x.shape[axis]))
+    container = draw(st.sampled_from(CONTAINERS if x.dtype.kind != "b" or x.size
+                                     else CONTAINERS[:4]))  # zarr cannot store empty bools
+    least = least_chunk_bytes(x, container)
+    chunk_bytes = draw(st.integers(least, least + 2 * x.nbytes + 8))
+    return x, axis, k, draw(st.booleans()), container, chunk_bytes
 
 
 def save(folder, name, x, container):

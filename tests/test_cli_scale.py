@@ -26,12 +26,11 @@ from axisops.streaming.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
 from axisops.streaming.errors import FileError
 from axisops.streaming.progress import DELAY_SECONDS, progress_bar
 from axisops.streaming.sources import open_source
-from disk import CONTAINERS, least_chunk_bytes, save
+from disk import CONTAINERS, least_chunk_bytes, save, stored_topk_requests
 
 from oracle import assert_same_bits
-from strategies import BF16, FLOAT_DTYPES, GATHER_DTYPES, TOPK_DTYPES, arrays
+from strategies import BF16, FLOAT_DTYPES, GATHER_DTYPES, arrays
 
-FILE_TOPK_DTYPES = [d for d in TOPK_DTYPES if d != BF16]  # .npy has no bfloat16
 FILE_GATHER_DTYPES = [d for d in GATHER_DTYPES if d != BF16]
 
 
@@ -61,15 +60,9 @@ def leftovers(folder):
     return sorted(p.name for p in Path(folder).iterdir() if p.name.startswith((".", "out")))
 
 
-@given(arrays(dtypes=FILE_TOPK_DTYPES, max_dims=3, max_side=7), st.data())
-def test_streamed_topk_is_bit_identical_for_every_chunk_size(x, data):
-    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
-    k = data.draw(st.integers(0, x.shape[axis]))
-    largest = data.draw(st.booleans())
-    container = data.draw(st.sampled_from(CONTAINERS if x.dtype.kind != "b" or x.size
-                                          else CONTAINERS[:4]))
-    least = least_chunk_bytes(x, container)
-    chunk_bytes = data.draw(st.integers(least, least + 2 * x.nbytes + 8))
+@given(stored_topk_requests())
+def test_streamed_topk_is_bit_identical_for_every_chunk_size(request):
+    x, axis, k, largest, container, chunk_bytes = request
     with tempfile.TemporaryDirectory() as folder:
         path, key = save(folder, "x", x, container)
         out = os.path.join(folder, "out.npz")

@@ -18,12 +18,11 @@ from hypothesis import strategies as st
 
 import axisops
 from axisops import FileError, IndexOutOfRangeError, InvalidArgumentError, TopK
-from disk import CONTAINERS, least_chunk_bytes, peak_mb, save
+from disk import least_chunk_bytes, peak_mb, save, stored_topk_requests
 
 from oracle import assert_same_bits
-from strategies import BF16, GATHER_DTYPES, TOPK_DTYPES, arrays, tie_heavy
+from strategies import BF16, GATHER_DTYPES, arrays, tie_heavy
 
-FILE_TOPK_DTYPES = [d for d in TOPK_DTYPES if d != BF16]  # .npy has no bfloat16
 FILE_GATHER_DTYPES = [d for d in GATHER_DTYPES if d != BF16]
 
 
@@ -32,30 +31,24 @@ def names(folder):
 
 
 @settings(max_examples=40)
-@given(arrays(dtypes=FILE_TOPK_DTYPES, max_dims=3, max_side=7), st.data())
-def test_topk_file_is_topk_of_the_whole_array(x, data):
-    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
-    k = data.draw(st.integers(0, x.shape[axis]))
-    largest = data.draw(st.booleans())
-    container = data.draw(st.sampled_from(CONTAINERS if x.dtype.kind != "b" or x.size
-                                          else CONTAINERS[:4]))
-    least = least_chunk_bytes(x, container)
-    chunk_bytes = data.draw(st.integers(least, least + 2 * x.nbytes + 8))
-    to_file = data.draw(st.booleans())
+@given(stored_topk_requests(), st.booleans())
+def test_topk_file_is_topk_of_the_whole_array(request, to_file):
+    x, axis, k, largest, container, chunk_bytes = request
     want = axisops.topk(x, k, axis, largest=largest, backend="numpy")
     with tempfile.TemporaryDirectory() as folder:
         path, key = save(folder, "x", x, container)
         out = os.path.join(folder, "out.npz") if to_file else None
         got = axisops.topk_file(path, k, axis, largest=largest, key=key, out=out,
                                 chunk_bytes=chunk_bytes)
-        if to_file:
+        if to_file:  # written in the input's order, as the command line writes it
             assert got == out
             with np.load(out) as z:
                 got = TopK(z["values"], z["indices"])
-        assert isinstance(got, TopK)
+        else:  # returned C-contiguous, as axisops.topk returns them
+            assert isinstance(got, TopK)
+            assert got.values.flags.c_contiguous and got.indices.flags.c_contiguous
         assert_same_bits(got.values, want.values)
         assert_same_bits(got.indices, want.indices)
-        assert got.values.flags.c_contiguous
 
 
 @settings(max_examples=40)

@@ -90,7 +90,7 @@ def connect(scheduler: Any, spelling: Spelling = CLI) -> Iterator[Any]:
     if isinstance(scheduler, Client):
         yield scheduler
         return
-    label = spelling.scheduler_label(scheduler)
+    label = spelling.label(spelling.scheduler, scheduler)
     _probe(scheduler, label)
     try:
         client = Client(scheduler, set_as_default=False)

@@ -106,13 +106,13 @@ class Spelling:
     output: str
     output_option: str
 
-    def output_label(self, path: object) -> str:
-        """``output out.npz`` or ``out='out.npz'``."""
-        return _label(self.cli, self.output, path)
+    def label(self, name: str, value: object) -> str:
+        """An argument and its value, as a message starts.
 
-    def scheduler_label(self, address: object) -> str:
-        """``--scheduler tcp://h:1`` or ``scheduler='tcp://h:1'``."""
-        return _label(self.cli, self.scheduler, address)
+        >>> CLI.label(CLI.output, "o.npz"), API.label(API.scheduler, "tcp://h:1")
+        ('output o.npz', "scheduler='tcp://h:1'")
+        """
+        return _label(self.cli, name, value)
 
 
 CLI = Spelling(True, Role("INPUT", "--key", "--chunk-bytes", True),

@@ -62,7 +62,7 @@ def output_target(path: str, inputs: Iterable[tuple[str, str]] = (),
     a regular file, when its folder does not exist, or when it is one of the
     inputs; messages name the output as ``spelling`` does.
     """
-    label = spelling.output_label(path)
+    label = spelling.label(spelling.output, path)
     target = Path(os.path.realpath(path))
     try:
         info = os.stat(target)

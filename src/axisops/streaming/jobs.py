@@ -33,13 +33,14 @@ from ..backends.base import Backend
 from ..backends.numpy_family import as_ndarray
 from ..dispatch import numpy_backend
 from ..errors import InvalidArgumentError
-from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
+from ..validation import ArrayMeta, gather_spec, topk_spec
+from .cluster import cluster_gather, cluster_topk, connect
 from .errors import API, Spelling
 from .files import Output, open_output, output_target, scratch_file
 from .outputs import ArrayWriter, NpyWriter, pack_npz
 from .progress import progress_bar
 from .sources import MemorySource, Source, open_source
-from .stream import DEFAULT_CHUNK_BYTES, Writer, stream_gather, stream_topk
+from .stream import DEFAULT_CHUNK_BYTES, stream_gather, stream_topk
 
 __all__ = ["Announce", "Options", "gather_job", "topk_job"]
 
@@ -138,6 +139,12 @@ def _writers(stack: ExitStack, output: Output | None, parts: dict[str, tuple[Any
             for name, (shape, dtype) in parts.items()}
 
 
+def _closing(stack: ExitStack, source: Source) -> Source:
+    """``source``, closed when ``stack`` unwinds."""
+    stack.callback(source.close)
+    return source
+
+
 def _open(stack: ExitStack, out: str | None, inputs: list[tuple[str, Any]],
           names: Spelling) -> Output | None:
     """The output's temporary file (after every check of ``out``), or None for arrays."""
@@ -146,30 +153,20 @@ def _open(stack: ExitStack, out: str | None, inputs: list[tuple[str, Any]],
     return open_output(stack, output_target(out, inputs, names))
 
 
-def _topk_work(source: Source, spec: TopKSpec, chunk_bytes: int, values: Writer, indices: Writer,
-               impl: Backend | None, options: Options) -> int:
-    bars = _bar(options, "topk")
+def _work(options: Options, desc: str, total: int, impl: Backend | None,
+          local: Callable[..., int], cluster: Callable[..., int], *args: Any) -> int:
+    """Run a job's work here (a progress bar in bytes) or on the cluster (in blocks).
+
+    ``local(*args, bar, impl)`` or ``cluster(client, *args, bars, backend name)``;
+    both return how many boxes (blocks) they ran.
+    """
+    bars = _bar(options, desc)
     if options.scheduler is None:
-        with bars(source.nbytes) as bar:
-            return stream_topk(source, spec, chunk_bytes, values, indices, bar, impl)
-    from .cluster import cluster_topk, connect
-
+        with bars(total) as bar:
+            return local(*args, bar, impl)
     with connect(options.scheduler, options.spelling) as client:
-        return cluster_topk(client, source, spec, chunk_bytes, values, indices,
-                            lambda total: bars(total, "block"), impl and impl.name)
-
-
-def _gather_work(x: Source, index: Source, spec: GatherSpec, chunk_bytes: int, out: Writer,
-                 impl: Backend | None, options: Options) -> int:
-    bars = _bar(options, "gather")
-    if options.scheduler is None:
-        with bars(index.nbytes) as bar:
-            return stream_gather(x, index, spec, chunk_bytes, out, bar, impl)
-    from .cluster import cluster_gather, connect
-
-    with connect(options.scheduler, options.spelling) as client:
-        return cluster_gather(client, x, index, spec, chunk_bytes, out,
-                              lambda total: bars(total, "block"), impl and impl.name)
+        return cluster(client, *args, lambda blocks: bars(blocks, "block"),
+                       impl and impl.name)
 
 
 def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: Any = True,
@@ -182,11 +179,9 @@ def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: 
     returns None for the arrays; without, returns them.  Every argument and
     the output's target are checked before any work.
     """
-    start = time.perf_counter()
-    names = options.spelling
+    start, names = time.perf_counter(), options.spelling
     with ExitStack() as stack:
-        source = open_source(path, key, role=names.input)
-        stack.callback(source.close)
+        source = _closing(stack, open_source(path, key, role=names.input))
         spec = topk_spec(func, ArrayMeta(source.shape, source.dtype), k, axis, largest,
                          sorted, index_dtype)
         used, impl = _backends(func, source.dtype, options)
@@ -199,8 +194,8 @@ def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: 
                                            "indices": (spec.out_shape, spec.index_dtype)},
                            source.reversed_layout)
         values, indices = writers["values"], writers["indices"]
-        chunks = _topk_work(source, spec, chunk_bytes, values, indices, impl, options) \
-            if work else 0
+        chunks = _work(options, "topk", source.nbytes, impl, stream_topk, cluster_topk,
+                       source, spec, chunk_bytes, values, indices) if work else 0
         if output is not None:
             pack_npz(output.handle, {name: w.handle for name, w in writers.items()})
         record = _record(
@@ -237,13 +232,11 @@ def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
     and returns None for the array; without, returns it.  Every argument and
     the output's target are checked before any work.
     """
-    start = time.perf_counter()
-    names = options.spelling
+    start, names = time.perf_counter(), options.spelling
     with ExitStack() as stack:
-        x = open_source(path, key, role=names.input)
-        stack.callback(x.close)
+        x = _closing(stack, open_source(path, key, role=names.input))
         idx, index_files = _index_source(index, index_key, names, func)
-        stack.callback(idx.close)
+        _closing(stack, idx)
         spec = gather_spec(func, ArrayMeta(x.shape, x.dtype), dim,
                            ArrayMeta(idx.shape, idx.dtype))
         used, impl = _backends(func, x.dtype, options)
@@ -255,7 +248,8 @@ def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
         output = _open(stack, out, [(names.input.label(path), path), *index_files], names)
         (writer,) = _writers(stack, output, {"out": (spec.out_shape, spec.out_dtype)},
                              idx.reversed_layout).values()
-        chunks = _gather_work(x, idx, spec, chunk_bytes, writer, impl, options) if work else 0
+        chunks = _work(options, "gather", idx.nbytes, impl, stream_gather, cluster_gather,
+                       x, idx, spec, chunk_bytes, writer) if work else 0
         record = _record(
             "gather", start, input=str(path), index=idx.path, shape=list(spec.shape),
             dtype=str(spec.dtype), index_shape=list(spec.index_shape),
