@@ -14,8 +14,11 @@ Public surface (also exported from :mod:`axisops`):
   and SIGINT to unwind the stack (removing temporary files) as the command
   line does.  The functions above never install a signal handler.
 
-How it works, module by module (internal):
+How it works, module by module (the first two are the public surface):
 
+- :mod:`.topk_stream`: :class:`StreamingTopK`;
+- :mod:`.files_api`: :func:`topk_file` and :func:`gather_file`, the jobs with
+  the Python API's names in messages, no progress bar and no signal handler;
 - :mod:`.sources`: reading boxes of an array on disk (positioned reads, zarr);
 - :mod:`.boxes`: cutting an array into boxes that fit the memory budget;
 - :mod:`.stream`: the jobs' work in this process, box by box;
