@@ -1,4 +1,13 @@
-"""Shared pytest configuration: hypothesis profile and the backend fixture."""
+"""Shared pytest configuration: hypothesis profile, and the fixtures several files use.
+
+- ``backend``: each NumPy-family backend in turn;
+- ``stream``: an initialised axisops.ascend runtime and stream;
+- ``synchronous``: dask's synchronous scheduler for the test;
+- ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
+- ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session.
+
+Heavy imports (dask, distributed) happen inside the fixtures that need them.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -52,3 +62,39 @@ def stream():
     yield handle
     if CONTEXT.initialized:
         assert acl.finalize() == 0
+
+
+@pytest.fixture
+def synchronous():
+    """dask's synchronous scheduler for the test (exceptions come straight out)."""
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+@pytest.fixture(scope="session")
+def client():
+    """A client of a real LocalCluster: two worker processes, one thread each."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, silence_logs=40) as cluster, \
+            Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def big(tmp_path_factory):
+    """128 MiB inputs, and 16 MiB ones that a 4 MiB chunk cuts into boxes of the same shapes."""
+    from disk import big_file
+
+    folder = tmp_path_factory.mktemp("big")
+    for name, shape, dtype in [("x", (1024, 32768), np.float32), ("rows", (128, 32768), np.float32),
+                               ("cols", (1024, 4096), np.float32), ("i", (1024, 32768), np.int32),
+                               ("i_rows", (128, 32768), np.int32)]:
+        big_file(folder / f"{name}.npy", shape, dtype, len(name))
+    rng = np.random.default_rng(3)
+    np.save(folder / "g.npy", rng.random((1024, 64), np.float32))
+    np.save(folder / "g_rows.npy", rng.random((128, 64), np.float32))
+    return folder

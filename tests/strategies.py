@@ -58,6 +58,13 @@ def special_values(dtype: np.dtype) -> np.ndarray:
     return np.array(sorted(pool), dtype=dtype)
 
 
+def tie_heavy(dtype, shape, seed, width=4):
+    """A seeded array of ``shape`` drawn from the first ``width`` values of the pool."""
+    pool = special_values(np.dtype(dtype))
+    rng = np.random.default_rng(seed)
+    return pool[rng.integers(0, min(len(pool), width), size=shape)]
+
+
 @st.composite
 def arrays(draw, dtypes=TOPK_DTYPES, min_dims=1, max_dims=3, max_side=6, min_side=0):
     """A tie-heavy array: shape, dtype and values from the pools above."""

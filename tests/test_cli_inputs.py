@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import zarr
 
-from axisops.cli.files import CLIError
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
-from axisops.cli.sources import open_source
+from axisops.streaming.errors import FileError
+from axisops.streaming.sources import open_source
 
 
 def _env():
@@ -65,8 +65,8 @@ def test_an_empty_array_with_a_huge_side_is_answered_without_reading(tmp_path, m
     def no_reading(*args, **kwargs):
         raise AssertionError("an empty result needs no reading")
 
-    monkeypatch.setattr("axisops.cli.jobs.stream_topk", no_reading)
-    monkeypatch.setattr("axisops.cli.jobs.stream_gather", no_reading)
+    monkeypatch.setattr("axisops.streaming.jobs.stream_topk", no_reading)
+    monkeypatch.setattr("axisops.streaming.jobs.stream_gather", no_reading)
     for k, axis, shape in [(5, -1, (0, 5)), (0, 0, (0, 10**18))]:
         rec = run_topk(str(tmp_path / "z.npy"), k, axis=axis, output=str(tmp_path / "o.npz"))
         assert rec["chunks"] == 0 and rec["values_shape"] == list(shape)
@@ -112,7 +112,7 @@ def test_a_device_is_not_an_input(tmp_path):
     if not os.path.exists("/dev/zero"):
         pytest.skip("needs /dev/zero")  # every POSIX system has it
     (tmp_path / "x.npy").symlink_to("/dev/zero")
-    with pytest.raises(CLIError, match=r"x\.npy: is a character device, not a regular file"):
+    with pytest.raises(FileError, match=r"x\.npy: is a character device, not a regular file"):
         open_source(str(tmp_path / "x.npy"))
 
 

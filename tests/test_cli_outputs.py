@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from axisops.cli import files, tempfiles
 from axisops.cli.demo import run_demo
-from axisops.cli.files import CLIError
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
-from axisops.cli.positional import read_at, write_at
+from axisops.streaming import errors, tempfiles
+from axisops.streaming.errors import FileError
+from axisops.streaming.positional import read_at, write_at
 
 from oracle import ref_gather, ref_topk
 
@@ -70,7 +70,7 @@ def test_devices_and_fifos_are_refused_and_left_alone(x_file, tmp_path):
     os.mkfifo(tmp_path / "fifo.npz")
     before = os.stat("/dev/null")
     for target, kind in [("/dev/null", "a character device"), (tmp_path / "fifo.npz", "a FIFO")]:
-        with pytest.raises(CLIError, match=f"is {kind}; axisops writes only regular files"):
+        with pytest.raises(FileError, match=f"is {kind}; axisops writes only regular files"):
             run_topk(str(path), 2, output=str(target))
     after = os.stat("/dev/null")
     assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (
@@ -115,14 +115,14 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(x_file, tmp_path,
     def no_work(*args, **kwargs):
         raise AssertionError("work started")
 
-    monkeypatch.setattr("axisops.cli.jobs.stream_topk", no_work)
-    monkeypatch.setattr("axisops.cli.jobs.stream_gather", no_work)
+    monkeypatch.setattr("axisops.streaming.jobs.stream_topk", no_work)
+    monkeypatch.setattr("axisops.streaming.jobs.stream_gather", no_work)
     for out in (path, tmp_path / "alias.npy", tmp_path / "hard.npy"):
-        with pytest.raises(CLIError, match=r"is INPUT .*x\.npy itself"):
+        with pytest.raises(FileError, match=r"is INPUT .*x\.npy itself"):
             run_topk(str(path), 2, output=str(out))
-    with pytest.raises(CLIError, match=r"is INPUT .*alias\.npy itself"):
+    with pytest.raises(FileError, match=r"is INPUT .*alias\.npy itself"):
         run_topk(str(tmp_path / "alias.npy"), 2, output=str(path))
-    with pytest.raises(CLIError, match=r"is INDEX .*i\.npy itself"):
+    with pytest.raises(FileError, match=r"is INDEX .*i\.npy itself"):
         run_gather(str(path), str(tmp_path / "i.npy"), 1, output=str(tmp_path / "i.npy"))
     assert path.read_bytes() == before
     assert _names(tmp_path) == ["alias.npy", "hard.npy", "i.npy", "x.npy"]
@@ -163,7 +163,7 @@ def test_demo_refuses_to_overwrite_what_it_did_not_write(tmp_path, capsys):
     np.save(folder / "x.npy", np.zeros(3))  # now a user's file
     users = (folder / "x.npy").read_bytes()
     (folder / "topk1.npz").unlink()
-    with pytest.raises(CLIError, match=r"x\.npy is there and is not a file the demo wrote"):
+    with pytest.raises(FileError, match=r"x\.npy is there and is not a file the demo wrote"):
         run_demo(folder)
     assert (folder / "x.npy").read_bytes() == users and not (folder / "topk1.npz").exists()
     capsys.readouterr()
@@ -174,7 +174,7 @@ def test_demo_never_opens_a_fifo_or_follows_a_foreign_file(tmp_path, capsys):
     folder = tmp_path / "d"
     folder.mkdir()
     os.mkfifo(folder / "g.npy")
-    with pytest.raises(CLIError, match=r"g\.npy is there and is not a file the demo wrote"):
+    with pytest.raises(FileError, match=r"g\.npy is there and is not a file the demo wrote"):
         run_demo(folder)
     (folder / "g.npy").unlink()
     (folder / "topk2.npz").write_bytes(b"PK not really")
@@ -335,6 +335,6 @@ def _round_trip(folder, run=None):
 
 
 def test_messages_are_one_line_whatever_the_names():
-    assert files.one_line("a\nb\x00c\u200bd é") == "a\\nb\\x00c\\u200bd é"
-    assert len(files.one_line("x" * 5000)) == files.MAX_MESSAGE
-    assert files.show_names(["a, b", " lead", ""]) == "'a, b', ' lead', ''"
+    assert errors.one_line("a\nb\x00c\u200bd é") == "a\\nb\\x00c\\u200bd é"
+    assert len(errors.one_line("x" * 5000)) == errors.MAX_MESSAGE
+    assert errors.show_names(["a, b", " lead", ""]) == "'a, b', ' lead', ''"

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -20,17 +19,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import axisops
-from axisops.cli.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
-from axisops.cli.files import CLIError
+import disk
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
-from axisops.cli.progress import DELAY_SECONDS, progress_bar
-from axisops.cli.sources import open_source
+from axisops.streaming.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
+from axisops.streaming.errors import FileError
+from axisops.streaming.progress import DELAY_SECONDS, progress_bar
+from axisops.streaming.sources import open_source
+from disk import CONTAINERS, least_chunk_bytes, save, stored_topk_requests
 
 from oracle import assert_same_bits
-from strategies import BF16, FLOAT_DTYPES, GATHER_DTYPES, TOPK_DTYPES, arrays
+from strategies import BF16, FLOAT_DTYPES, GATHER_DTYPES, arrays
 
-FILE_TOPK_DTYPES = [d for d in TOPK_DTYPES if d != BF16]  # .npy has no bfloat16
 FILE_GATHER_DTYPES = [d for d in GATHER_DTYPES if d != BF16]
 
 
@@ -60,51 +60,9 @@ def leftovers(folder):
     return sorted(p.name for p in Path(folder).iterdir() if p.name.startswith((".", "out")))
 
 
-def save(folder, name, x, container):
-    """Store ``x`` as ``container`` in ``folder``; the path (and key) to read it back."""
-    path = Path(folder) / name
-    if container == "npy-C":
-        np.save(path.with_suffix(".npy"), np.ascontiguousarray(x))
-        return str(path.with_suffix(".npy")), None
-    if container == "npy-F":
-        np.save(path.with_suffix(".npy"), np.asfortranarray(x))
-        return str(path.with_suffix(".npy")), None
-    if container == "npz":
-        np.savez(path.with_suffix(".npz"), other=np.zeros(1), data=np.asfortranarray(x))
-        return str(path.with_suffix(".npz")), "data"
-    if container == "npz-compressed":
-        np.savez_compressed(path.with_suffix(".npz"), data=x)
-        return str(path.with_suffix(".npz")), None
-    chunks = zarr_chunks(x.shape)
-    z = zarr.create_array(store=str(path.with_suffix(".zarr")), shape=x.shape, dtype=x.dtype,
-                          chunks=chunks)
-    z[...] = x
-    return str(path.with_suffix(".zarr")), None
-
-
-CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed", "zarr"]
-
-
-def zarr_chunks(shape):
-    return tuple(max(1, (s + 1) // 2) for s in shape)
-
-
-def least_chunk_bytes(x, container):
-    """The smallest --chunk-bytes a container allows (a zarr chunk must fit in it)."""
-    if container != "zarr" or not x.size:
-        return 1
-    return int(np.prod(zarr_chunks(x.shape))) * x.dtype.itemsize
-
-
-@given(arrays(dtypes=FILE_TOPK_DTYPES, max_dims=3, max_side=7), st.data())
-def test_streamed_topk_is_bit_identical_for_every_chunk_size(x, data):
-    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
-    k = data.draw(st.integers(0, x.shape[axis]))
-    largest = data.draw(st.booleans())
-    container = data.draw(st.sampled_from(CONTAINERS if x.dtype.kind != "b" or x.size
-                                          else CONTAINERS[:4]))
-    least = least_chunk_bytes(x, container)
-    chunk_bytes = data.draw(st.integers(least, least + 2 * x.nbytes + 8))
+@given(stored_topk_requests())
+def test_streamed_topk_is_bit_identical_for_every_chunk_size(request):
+    x, axis, k, largest, container, chunk_bytes = request
     with tempfile.TemporaryDirectory() as folder:
         path, key = save(folder, "x", x, container)
         out = os.path.join(folder, "out.npz")
@@ -234,9 +192,10 @@ def test_slab_boxes_visit_elements_in_c_order():
 
 
 @pytest.mark.parametrize("module", [
-    "axisops.cli.boxes", "axisops.cli.ops_commands", "axisops.cli.progress",
-    "axisops.cli.files", "axisops.cli.positional", "axisops.cli.tempfiles",
-    "axisops.cli.signals", "axisops.dask.candidates", "axisops.dask.tree", "axisops.dask.topk", "axisops.dask.gather",
+    "axisops.streaming.boxes", "axisops.cli.ops_commands", "axisops.streaming.progress",
+    "axisops.streaming.files", "axisops.streaming.positional", "axisops.streaming.tempfiles",
+    "axisops.streaming.signals", "axisops.streaming.errors", "axisops.streaming.outputs",
+    "axisops.dask.tree", "axisops.dask.topk", "axisops.dask.gather",
 ])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module),
@@ -246,54 +205,14 @@ def test_docstring_examples(module):
 
 # -- memory ---------------------------------------------------------------------------
 
-# The child's own peak (VmHWM, mapped file pages included): ru_maxrss would carry the
-# pytest process's larger peak across exec and hide any growth.
-linux_memory_probe = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                        reason="the peak RSS probe reads /proc (Linux)")
-RSS_CHILD = textwrap.dedent("""
-    import sys
-    from axisops_bench.memory import peak_rss_mb
-    from axisops.cli.main import main
-    status = main(sys.argv[1:])
-    print(int(peak_rss_mb()), file=sys.stderr)
-    sys.exit(status)
-""")
-
-
 def peak_mb(*args):
     """Run the command in a child; its output record and peak resident memory (MB)."""
-    proc = subprocess.run([sys.executable, "-c", RSS_CHILD, *args], capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout), int(proc.stderr.strip().splitlines()[-1])
+    out, peak = disk.peak_mb("from axisops.cli.main import main\nstatus = main(sys.argv[1:])",
+                             *args)
+    return json.loads(out), peak
 
 
-def _big_file(path, shape, dtype, seed):
-    """A .npy of ``shape`` written in slabs (never whole in memory)."""
-    rng = np.random.default_rng(seed)
-    out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
-    step = max(1, shape[0] // 8)
-    for i in range(0, shape[0], step):
-        out[i:i + step] = rng.integers(-50, 50, size=(min(step, shape[0] - i), *shape[1:]))
-    out.flush()
-    del out
-
-
-@pytest.fixture(scope="module")
-def big(tmp_path_factory):
-    """128 MiB inputs, and 16 MiB ones cut in boxes of exactly the same shapes."""
-    folder = tmp_path_factory.mktemp("big")
-    for name, shape, dtype in [("x", (1024, 32768), np.float32), ("rows", (128, 32768), np.float32),
-                               ("cols", (1024, 4096), np.float32), ("i", (1024, 32768), np.int32),
-                               ("i_rows", (128, 32768), np.int32)]:
-        _big_file(folder / f"{name}.npy", shape, dtype, len(name))
-    rng = np.random.default_rng(3)
-    np.save(folder / "g.npy", rng.random((1024, 64), np.float32))
-    np.save(folder / "g_rows.npy", rng.random((128, 64), np.float32))
-    return folder
-
-
-@linux_memory_probe
+@disk.linux_memory_probe
 def test_peak_memory_does_not_grow_with_the_input(big):
     """Eight times the input, the same peak: the peak RSS (mapped pages included) stays put.
 
@@ -328,15 +247,13 @@ def test_peak_memory_does_not_grow_with_the_input(big):
     np.testing.assert_array_equal(got, np.take_along_axis(np.load(big / "g.npy"), index % 64, 1))
 
 
-@linux_memory_probe
+@disk.linux_memory_probe
 def test_mapped_pages_would_count(big):
     """The test above is meaningful: touching a mapped file counts in the peak RSS."""
-    code = ("import numpy as np, sys; from axisops_bench.memory import peak_rss_mb; "
-            "x = np.load(sys.argv[1], mmap_mode='r'); x.sum(dtype=np.float64); "
-            "print(int(peak_rss_mb()))")
-    out = subprocess.run([sys.executable, "-c", code, str(big / "x.npy")], capture_output=True,
-                         text=True, check=True)
-    assert int(out.stdout) > 128
+    _, peak = disk.peak_mb("import numpy as np\n"
+                           "np.load(sys.argv[1], mmap_mode='r').sum(dtype=np.float64)\n"
+                           "status = 0", big / "x.npy")
+    assert peak > 128
 
 
 # -- progress, interruption, options --------------------------------------------------
@@ -388,7 +305,7 @@ def test_chunk_bytes_accepts_units_and_reports_them(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(1000.0))
     rec = one_json_line(cli("topk", str(tmp_path / "x.npy"), "-k", "2", "--chunk-bytes", "1KiB"))
     assert rec["chunk_bytes"] == 1024 and rec["chunks"] == 8 and rec["scheduler"] is None  # 128 float64 a chunk
-    with pytest.raises(CLIError, match=r"--chunk-bytes=0 is not allowed"):
+    with pytest.raises(axisops.InvalidArgumentError, match=r"--chunk-bytes=0 is not allowed"):
         run_topk(str(tmp_path / "x.npy"), 2, chunk_bytes=0)
 
 
@@ -406,7 +323,7 @@ def test_a_file_cut_while_read_is_reported(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(100.0))
     source = open_source(str(tmp_path / "x.npy"))
     os.truncate(tmp_path / "x.npy", 200)
-    with pytest.raises(CLIError, match="the file ended early"):
+    with pytest.raises(FileError, match="the file ended early"):
         source.read(Box((0,), (100,)), False)
     source.close()
 
@@ -453,12 +370,12 @@ def test_zarr_errors(tmp_path, monkeypatch, capsys):
     status, _, err = in_process(capsys, "topk", tmp_path / "broken.zarr", "-k", "1")
     assert status == 1 and "is not a readable zarr array" in err and "Traceback" not in err
     monkeypatch.setitem(sys.modules, "zarr", None)
-    with pytest.raises(CLIError, match=r"needs the zarr package \(pip install 'axisops\[zarr\]'\)"):
+    with pytest.raises(FileError, match=r"needs the zarr package \(pip install 'axisops\[zarr\]'\)"):
         open_source(str(tmp_path / "broken.zarr"))
 
 
 def test_plain_directory_is_not_an_input(tmp_path):
-    with pytest.raises(CLIError, match="is a directory"):
+    with pytest.raises(FileError, match="is a directory"):
         open_source(str(tmp_path))
 
 

@@ -20,17 +20,18 @@ import numpy as np
 import pytest
 
 import axisops
-from axisops.cli import signals, tempfiles
-from axisops.cli.files import CLIError
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
+from axisops.streaming import signals, tempfiles
+from axisops.streaming.errors import FileError
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
 
 #: The command, stopped after its first box is written until the test writes to ``go``.
 DRIVER = r"""
 import os, signal, sys
-from axisops.cli import main, outputs, tempfiles
+from axisops.cli import main
+from axisops.streaming import outputs, tempfiles
 
 ready, go, mode, argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 if "named" in mode:
@@ -307,16 +308,16 @@ def test_an_error_after_the_files_exist_leaves_nothing(tmp_path, monkeypatch):
     np.save(tmp_path / "i.npy", np.array([1, 2]))
 
     def fail(*args, **kwargs):
-        raise CLIError("disk on fire")
+        raise FileError("disk on fire")
 
-    monkeypatch.setattr("axisops.cli.jobs.pack_npz", fail)
-    monkeypatch.setattr("axisops.cli.jobs.stream_gather", fail)
+    monkeypatch.setattr("axisops.streaming.jobs.pack_npz", fail)
+    monkeypatch.setattr("axisops.streaming.jobs.stream_gather", fail)
     for named in (False, True):
         if named:
             monkeypatch.setattr(tempfiles, "_unnamed_supported", lambda: False)
-        with pytest.raises(CLIError, match="disk on fire"):
+        with pytest.raises(FileError, match="disk on fire"):
             run_topk(str(tmp_path / "x.npy"), 3, output=str(tmp_path / "o.npz"))
-        with pytest.raises(CLIError, match="disk on fire"):
+        with pytest.raises(FileError, match="disk on fire"):
             run_gather(str(tmp_path / "x.npy"), str(tmp_path / "i.npy"), 0,
                        output=str(tmp_path / "o.npy"))
         assert _names(tmp_path) == ["i.npy", "x.npy"]

@@ -1,4 +1,5 @@
-"""Top-k and gather on a real ``distributed.LocalCluster`` of two worker processes."""
+"""Top-k and gather on a real ``distributed.LocalCluster`` of two worker processes
+(the session's ``client`` fixture, see conftest.py)."""
 
 import json
 import os
@@ -12,27 +13,13 @@ import dask.array as da
 import numpy as np
 import pytest
 import zarr
-from distributed import Client, LocalCluster, wait
+from distributed import wait
 
 import axisops
 from axisops.cli.main import main
 
 from oracle import assert_same_bits
-from strategies import special_values
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=40) as cluster, \
-            Client(cluster) as c:
-        yield c
-
-
-def _tie_heavy(dtype, shape, seed):
-    pool = special_values(np.dtype(dtype))
-    rng = np.random.default_rng(seed)
-    return pool[rng.integers(0, min(len(pool), 4), size=shape)]
+from strategies import tie_heavy
 
 
 def _uneven(n, seed):
@@ -55,7 +42,7 @@ def _chunks(kind, shape, seed):
 def test_topk_on_the_cluster_for_one_element_uneven_and_single_chunks(client):
     cases, lazy = [], []
     for dtype in ("float32", "int64"):
-        x = _tie_heavy(dtype, (3, 14), len(cases))
+        x = tie_heavy(dtype, (3, 14), len(cases))
         for kind in CHUNKINGS:
             d = da.from_array(x, chunks=_chunks(kind, x.shape, 2))
             for axis, largest, k in ((1, True, 5), (0, False, 2), (1, False, 14)):
@@ -72,7 +59,7 @@ def test_topk_on_the_cluster_for_one_element_uneven_and_single_chunks(client):
 def test_gather_on_the_cluster_with_numpy_and_dask_indices(client):
     cases, lazy = [], []
     for dtype in ("float64",):
-        x = _tie_heavy(dtype, (4, 12), 3)
+        x = tie_heavy(dtype, (4, 12), 3)
         index = np.random.default_rng(4).integers(-12, 12, size=(3, 17))
         for kind in CHUNKINGS:
             d = da.from_array(x, chunks=_chunks(kind, x.shape, 5))
@@ -93,7 +80,7 @@ def test_out_of_range_index_raises_the_core_error_through_the_cluster(client):
 
 
 def test_a_worker_killed_mid_computation_still_gives_the_exact_result(client):
-    x = _tie_heavy("float32", (4, 240), 7)
+    x = tie_heavy("float32", (4, 240), 7)
 
     def slow(block):
         time.sleep(0.02)
@@ -129,7 +116,7 @@ def _axisops(*args):
 
 
 def test_cli_topk_on_the_cluster_matches_numpy(client, tmp_path):
-    x = _tie_heavy("float64", (30, 41), 8)
+    x = tie_heavy("float64", (30, 41), 8)
     np.save(tmp_path / "x.npy", np.asfortranarray(x))
     address = client.scheduler.address
     proc = _axisops("topk", tmp_path / "x.npy", "-k", "7", "--axis", "0", "--smallest",
@@ -145,7 +132,7 @@ def test_cli_topk_on_the_cluster_matches_numpy(client, tmp_path):
 
 
 def test_cli_gather_and_zarr_on_the_cluster_match_numpy(client, tmp_path, capsys):
-    x = _tie_heavy("int16", (12, 20), 9)
+    x = tie_heavy("int16", (12, 20), 9)
     index = np.random.default_rng(10).integers(-20, 20, size=(9, 33))
     z = zarr.create_array(store=str(tmp_path / "x.zarr"), shape=x.shape, dtype=x.dtype,
                           chunks=(5, 6))
@@ -206,7 +193,7 @@ def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path
         seen, registry.seen = getattr(registry, "seen", []), []
         return seen
 
-    x = _tie_heavy("float64", (20, 33), 11)
+    x = tie_heavy("float64", (20, 33), 11)
     index = np.random.default_rng(12).integers(-33, 33, size=(20, 15))
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "i.npy", index)

@@ -14,13 +14,7 @@ from axisops.validation import ArrayMeta, gather_spec
 from oracle import assert_same_bits, ref_gather
 from strategies import GATHER_DTYPES, arrays, chunkings
 
-pytestmark = pytest.mark.filterwarnings("error")
-
-
-@pytest.fixture(autouse=True)
-def synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
+pytestmark = [pytest.mark.filterwarnings("error"), pytest.mark.usefixtures("synchronous")]
 
 
 @st.composite

@@ -14,13 +14,7 @@ from axisops.validation import ArrayMeta, topk_spec
 from oracle import assert_same_bits, ref_topk
 from strategies import arrays, chunking, chunkings, special_values
 
-pytestmark = pytest.mark.filterwarnings("error")
-
-
-@pytest.fixture(autouse=True)
-def synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
+pytestmark = [pytest.mark.filterwarnings("error"), pytest.mark.usefixtures("synchronous")]
 
 
 @st.composite

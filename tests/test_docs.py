@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["axisops", "axisops.ops", "axisops.config", "axisops.registry"]
+MODULES = ["axisops", "axisops.ops", "axisops.config", "axisops.registry", "axisops.merge",
+           "axisops.dispatch", "axisops.streaming.topk_stream", "axisops.streaming.files_api"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from .files import CLIError
+from .main import CLIError
 
 __all__ = ["find_benchmark", "register"]
 

@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .files import CLIError, write_bytes
+from ..streaming.files import write_bytes
 from .jobs import run_gather, run_topk
+from .main import CLIError
 
 __all__ = ["SEED_GATHER", "SEED_TOPK", "register", "run_demo"]
 

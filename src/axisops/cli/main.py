@@ -25,12 +25,16 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import AxisOpsError
-from .files import CLIError, one_line
+from ..streaming.errors import FileError, one_line
 
-__all__ = ["build_parser", "emit", "main"]
+__all__ = ["CLIError", "build_parser", "emit", "main"]
 
 #: Modules of this package that each add one or more sub-commands.
 COMMAND_MODULES = ("ops_commands", "info", "demo", "warmup", "bench")
+
+
+class CLIError(FileError):
+    """A problem only a command has (its stdout, the demo's folder): one line, exit status 1."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
         return int(args.run(args) or 0)
-    except (CLIError, AxisOpsError) as exc:
+    except AxisOpsError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt as exc:  # SIGINT: the job's handler may have said so already
         return 130 if getattr(exc, "reported", False) else _fail("interrupted", 130)

@@ -1,4 +1,4 @@
-"""``axisops topk`` and ``axisops gather``."""
+"""``axisops topk`` and ``axisops gather``: argparse over :mod:`axisops.cli.jobs`."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import argparse
 import re
 from fractions import Fraction
 
+from ..streaming.stream import DEFAULT_CHUNK_BYTES
 from .jobs import run_gather, run_topk
 from .main import emit
-from .stream import DEFAULT_CHUNK_BYTES
 
 __all__ = ["parse_size", "register"]
 

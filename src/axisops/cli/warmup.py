@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .progress import progress_bar
+from ..streaming.progress import progress_bar
 
 __all__ = ["register"]
 
@@ -26,7 +26,7 @@ def _dtypes(names: list[str] | None) -> list[Any] | None:
     if not names:
         return None
     from ..dtypes import TOPK_DTYPES, as_dtype, is_gather_dtype
-    from .files import CLIError
+    from .main import CLIError
 
     out = []
     for name in names:
@@ -43,7 +43,7 @@ def _dtypes(names: list[str] | None) -> list[Any] | None:
 
 def _run(args: argparse.Namespace) -> int:
     from ..registry import get_backend
-    from .files import CLIError
+    from .main import CLIError
 
     if not get_backend("numba").available():
         print(json.dumps({"numba": False, "message": "numba is not installed; nothing to do"}))

@@ -8,10 +8,10 @@ results here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
   merged by a tree of ``split_every`` blocks at a time, in block order;
 - :mod:`axisops.dask.gather`: index blocks routed to the data blocks they need
   along ``dim``, partial gathers combined by a tree;
-- :mod:`axisops.dask.tree`: the tree reduction both of them use;
-- :mod:`axisops.dask.candidates`: the exact merge of partial top-k results,
-  NumPy only (the streaming command line uses it too).
+- :mod:`axisops.dask.tree`: the tree reduction both of them use.
 
-The graph modules import dask; this package's ``__init__`` and
-:mod:`~axisops.dask.candidates` do not, nor does :mod:`axisops` itself.
+The exact merge of partial top-k results is :mod:`axisops.merge`, shared with
+the streaming engine and :class:`axisops.StreamingTopK`; tasks run validated
+specs through :mod:`axisops.dispatch`.  The graph modules import dask; this
+package's ``__init__`` does not, nor does :mod:`axisops` itself.
 """

@@ -24,7 +24,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
-from ..ops import gather as numpy_gather
+from ..dispatch import gather_block, numpy_backend
 from ..validation import GatherSpec, check_index_values
 from .tree import graph_with, resolve_split_every, tree_reduce
 
@@ -45,20 +45,27 @@ def _wrap(index: np.ndarray, n: int) -> np.ndarray:
     return wrapped
 
 
-def take_block(block: np.ndarray, wrapped: np.ndarray, start: int, dim: int,
+def _local(block: np.ndarray, local: np.ndarray, spec: GatherSpec,
+           backend: str | None) -> np.ndarray:
+    """Gather from one data block at block-local positions, on this worker's backend."""
+    impl = numpy_backend(spec.func, backend, block.dtype)
+    return gather_block(impl, block, local, spec)
+
+
+def take_block(block: np.ndarray, wrapped: np.ndarray, start: int, spec: GatherSpec,
                backend: str | None = None) -> np.ndarray:
     """The gather of an index block whose values all fall in one data block."""
-    return numpy_gather(block, dim, wrapped - start, backend=backend)
+    return _local(block, wrapped - start, spec, backend)
 
 
 def partial_block(
-    block: np.ndarray, wrapped: np.ndarray, start: int, stop: int, dim: int,
+    block: np.ndarray, wrapped: np.ndarray, start: int, stop: int, spec: GatherSpec,
     backend: str | None = None,
 ) -> Partial:
     """The entries of an index block that fall in one data block, and where they are."""
     inside = (wrapped >= start) & (wrapped < stop)
     local = np.where(inside, wrapped - start, 0)
-    return numpy_gather(block, dim, local, backend=backend), inside
+    return _local(block, local, spec, backend), inside
 
 
 def merge_partials(*parts: Partial) -> Partial:
@@ -165,14 +172,14 @@ def gather(
         if len(js) == 1:
             key = (work, "take", *b)
             layer[key] = Task(key, take_block, TaskRef(data[0]), TaskRef(wkey),
-                              int(bounds[js[0]]), dim, block_backend)
+                              int(bounds[js[0]]), spec, block_backend)
             out_layer[out_key] = Task(out_key, _identity, TaskRef(key))
             continue
         leaves = []
         for j, dkey in zip(js, data):
             key = (work, "part", *b, j)
             layer[key] = Task(key, partial_block, TaskRef(dkey), TaskRef(wkey),
-                              int(bounds[j]), int(bounds[j + 1]), dim, block_backend)
+                              int(bounds[j]), int(bounds[j + 1]), spec, block_backend)
             leaves.append(key)
         final = tree_reduce(layer, leaves, merge_partials, fan_in, work, b)
         out_layer[out_key] = Task(out_key, _out, TaskRef(final))

@@ -10,9 +10,9 @@ order: a top-k of the concatenated values (ties to the lower position) is the
 top-k of their union, with the contract's tie rule.  The result is therefore
 bit-identical to the NumPy result for every chunking and every fan-in.
 
-Blocks and merges run :func:`axisops.topk` on NumPy arrays (see
-:mod:`axisops.dask.candidates`), so the default NumPy-family backend (the
-fastest installed) does the work inside each task, or ``block_backend``.
+Blocks and merges are :mod:`axisops.merge`'s, on the validated spec: each
+task runs the worker's default NumPy-family backend (the fastest installed),
+or ``block_backend``, resolved once per task and never validated again.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import numpy as np
 from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
+from ..merge import Candidates, block_candidates, merge_candidates
 from ..validation import TopKSpec
-from .candidates import Candidates, block_candidates, merge_candidates
 from .tree import graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["topk"]
@@ -69,11 +69,10 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None,
         for j in range(x.numblocks[axis]):
             block = (*where[:axis], j, *where[axis + 1 :])
             key = (work, 0, *block)
-            layer[key] = Task(key, block_candidates, TaskRef((x.name, *block)), k, axis,
-                              spec.largest, int(offsets[j]), block_backend)
+            layer[key] = Task(key, block_candidates, TaskRef((x.name, *block)), spec,
+                              int(offsets[j]), block_backend)
             leaves.append(key)
-        final = tree_reduce(layer, leaves, merge, fan_in, work, where,
-                            k, axis, spec.largest)
+        final = tree_reduce(layer, leaves, merge, fan_in, work, where, spec)
         values_layer[(vname, *where)] = Task((vname, *where), _values, TaskRef(final))
         indices_layer[(iname, *where)] = Task(
             (iname, *where), _indices, TaskRef(final), spec.index_dtype

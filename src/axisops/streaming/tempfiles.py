@@ -154,7 +154,7 @@ def _same_file(path: Path, fd: int) -> bool:
 def create(directory: Path, label: str, mode: int) -> TempFile:
     """A temporary file in ``directory`` created with ``mode`` (the umask applies).
 
-    Call it inside :func:`axisops.cli.signals.critical`, and register
+    Call it inside :func:`axisops.streaming.signals.critical`, and register
     :meth:`TempFile.discard` before the section ends.
     """
     if _unnamed_supported():

@@ -1,15 +1,15 @@
-"""``--scheduler ADDRESS``: the same jobs on a Dask cluster.
+"""``scheduler=`` (``--scheduler ADDRESS``): the same jobs on a Dask cluster.
 
 The input becomes a dask array whose blocks are the streaming plan's boxes;
-each block is read *by path* on a worker (see :mod:`axisops.cli.sources`), so
+each block is read *by path* on a worker (see :mod:`axisops.streaming.sources`), so
 the workers must see the files where the client does.  The work is the
 ``"dask"`` backend's graph (:func:`axisops.topk` / :func:`axisops.gather` on the
 dask array); the result comes back to the client block by block, and the
 client writes the output, so memory on the client stays bounded too.
 
-``--backend`` names the backend the workers run on their NumPy blocks (the
-graph builders of :mod:`axisops.dask` pass it to every block's call); without
-it, each worker uses its own default.
+``backend`` names the backend the workers run on their NumPy blocks (the
+graph builders of :mod:`axisops.dask` pass its name to every task, which
+resolves it once); without it, each worker uses its own default.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
+from ..validation import GatherSpec, TopKSpec
 from .boxes import Box
-from .files import CLIError
-from .outputs import NpyWriter
+from .errors import CLI, FileError, Spelling
 from .sources import Source
-from .stream import gather_plan, topk_plan
+from .stream import Writer, gather_plan, topk_plan
 
 __all__ = ["SourceArray", "cluster_gather", "cluster_topk", "connect"]
+
 
 class SourceArray:
     """A source seen as an array (for ``dask.array.from_array``), read box by box."""
@@ -46,7 +46,7 @@ class SourceArray:
         return self.source.read(box, self.reverse)
 
 
-def _probe(address: str) -> None:
+def _probe(address: str, label: str) -> None:
     """Fail fast, with one clear line, when nothing listens at a TCP ``address``.
 
     A ``distributed.Client`` that cannot connect retries until dask's connect
@@ -63,34 +63,39 @@ def _probe(address: str) -> None:
         scheme, location = parse_address(address)
         host, port = parse_host_port(location)
     except ValueError as exc:
-        raise CLIError(f"--scheduler {address}: not a scheduler address ({exc}; "
-                       f"need e.g. tcp://host:8786)") from None
+        raise FileError(f"{label}: not a scheduler address ({exc}; "
+                        f"need e.g. tcp://host:8786)") from None
     if scheme != "tcp":
         return
     timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
-        raise CLIError(f"--scheduler {address}: cannot connect ({exc.strerror or exc})") from None
+        raise FileError(f"{label}: cannot connect ({exc.strerror or exc})") from None
 
 
 @contextmanager
-def connect(address: str) -> Iterator[Any]:
-    """A ``distributed.Client`` of the scheduler at ``address``.
+def connect(scheduler: Any, spelling: Spelling = CLI) -> Iterator[Any]:
+    """A ``distributed.Client`` of ``scheduler``: an address, or a client (used as it is).
 
+    A client made here is closed on the way out; one passed in is left open.
     How long to wait is dask's ``distributed.comm.timeouts.connect`` setting
     (for example ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
     """
     try:
         from distributed import Client
     except ImportError:
-        raise CLIError("--scheduler needs dask and distributed "
-                       "(pip install 'axisops[dask]')") from None
-    _probe(address)
+        raise FileError(f"{spelling.scheduler} needs dask and distributed "
+                        f"(pip install 'axisops[dask]')") from None
+    if isinstance(scheduler, Client):
+        yield scheduler
+        return
+    label = spelling.label(spelling.scheduler, scheduler)
+    _probe(scheduler, label)
     try:
-        client = Client(address, set_as_default=False)
+        client = Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise CLIError(f"--scheduler {address}: cannot connect ({exc})") from None
+        raise FileError(f"{label}: cannot connect ({exc})") from None
     with client:
         yield client
 
@@ -100,17 +105,17 @@ def _as_dask(source: Source, reverse: bool, chunks: tuple[int, ...]) -> Any:
     from dask.base import tokenize
 
     array = SourceArray(source, reverse)
-    name = f"axisops-read-{tokenize(source.path, source.shape, str(source.dtype), reverse)}"
+    name = f"axisops-read-{tokenize(source.token, reverse)}"
     return da.from_array(array, chunks=tuple(max(1, c) for c in chunks), name=name, lock=False,
                          asarray=False, fancy=False,
                          meta=np.empty((0,) * array.ndim, source.dtype))
 
 
-def _write_blocks(client: Any, outputs: list[tuple[Any, NpyWriter]], bar: Any) -> None:
+def _write_blocks(client: Any, outputs: list[tuple[Any, Writer]], bar: Any) -> None:
     """Compute every block of each dask array and write it where it belongs."""
     from distributed import as_completed
 
-    where: dict[Any, tuple[NpyWriter, Box]] = {}
+    where: dict[Any, tuple[Writer, Box]] = {}
     delayed = []
     for array, writer in outputs:
         starts = [np.cumsum((0, *c)).tolist() for c in array.chunks]
@@ -134,23 +139,21 @@ def block_count(outputs: list[Any]) -> int:
 
 
 def cluster_topk(client: Any, source: Source, spec: TopKSpec, chunk_bytes: int,
-                 values: NpyWriter, indices: NpyWriter, progress: Any,
+                 values: Writer, indices: Writer, progress: Any,
                  backend: str | None = None) -> int:
     """Top-k of ``source`` on the cluster; writes values and indices; the number of blocks."""
     from ..dask.topk import topk
 
     layout, plan = topk_plan(source, spec, chunk_bytes)
     x = _as_dask(source, layout.reverse, plan.extent)
-    request = topk_spec("topk", ArrayMeta(x.shape, x.dtype), spec.k, layout.axis,
-                        spec.largest, True, spec.index_dtype)
-    result = topk(x, request, block_backend=backend)
+    result = topk(x, layout.topk(spec), block_backend=backend)
     with progress(block_count(list(result))) as bar:
         _write_blocks(client, [(result[0], values), (result[1], indices)], bar)
     return math.prod(x.numblocks)
 
 
 def cluster_gather(client: Any, x: Source, index: Source, spec: GatherSpec, chunk_bytes: int,
-                   out: NpyWriter, progress: Any, backend: str | None = None) -> int:
+                   out: Writer, progress: Any, backend: str | None = None) -> int:
     """Gather on the cluster; writes ``out``; the number of index blocks."""
     layout, plan = gather_plan(x, index, spec, chunk_bytes)
     idx = _as_dask(index, layout.reverse, plan.extent)
@@ -161,9 +164,7 @@ def cluster_gather(client: Any, x: Source, index: Source, spec: GatherSpec, chun
     data = _as_dask(x, layout.reverse, tuple(x_chunks))
     from ..dask.gather import gather
 
-    request = gather_spec("gather", ArrayMeta(data.shape, data.dtype), layout.axis,
-                          ArrayMeta(idx.shape, idx.dtype))
-    result = gather(data, idx, request, block_backend=backend)
+    result = gather(data, idx, layout.gather(spec), block_backend=backend)
     with progress(block_count([result])) as bar:
         _write_blocks(client, [(result, out)], bar)
     return math.prod(idx.numblocks)

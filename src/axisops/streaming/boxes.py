@@ -1,7 +1,7 @@
 """Cutting an N-D array into boxes that fit a memory budget, and walking them.
 
 A *box* is one rectangular piece of an array: a start and an extent in every
-dimension.  The command line reads its input one box at a time.  Boxes are
+dimension.  The engine reads its input one box at a time.  Boxes are
 planned in the array's *layout* coordinates (the C order of the bytes on
 disk), where contiguous runs are the trailing dimensions, so that reading a
 box takes few, long positioned reads.

@@ -1,5 +1,20 @@
 """Termination signals that unwind the stack, so temporary files are removed.
 
+Two tools, with different owners:
+
+- :func:`critical` sections belong to the engine: creating a temporary file
+  and registering its removal, or renaming a complete output into place, is
+  never cut in two by a signal.  A section installs no handler; it blocks
+  the signals for the calling thread for its few microseconds, so a signal
+  arriving meanwhile (a default ``KeyboardInterrupt``, a SIGTERM) takes
+  effect just after.  The Python API uses them, and so every output is
+  complete or absent even in a program that handles no signal.
+- :func:`exit_on_signals` belongs to the *process*: it replaces the
+  handlers of SIGTERM, SIGHUP and SIGINT for the duration of a block.  The
+  command line uses it; :func:`axisops.topk_file` and the rest never do
+  (a library must not take over its caller's signals), but a program may
+  opt in by wrapping its calls in it.
+
 By default SIGTERM (and SIGHUP) kill Python without running ``finally``
 blocks or context managers.  Inside :func:`exit_on_signals`, SIGTERM and
 SIGHUP instead print one line and raise :class:`SystemExit` with the shell's
@@ -24,7 +39,7 @@ Three rules make this hold whenever the signal arrives:
 - **Truthful.** The message says whether the output had already been put in
   place (:func:`output_committed`).
 
-SIGKILL cannot be caught; :mod:`axisops.cli.tempfiles` makes sure it leaves
+SIGKILL cannot be caught; :mod:`axisops.streaming.tempfiles` makes sure it leaves
 nothing behind either.
 """
 
@@ -100,7 +115,12 @@ def exit_on_signals() -> Iterator[None]:
 
     SIGTERM and SIGHUP raise ``SystemExit(128 + signum)``, SIGINT
     :class:`Interrupted`.  Only signals left at their default action are
-    taken over.
+    taken over, and the previous handlers are back when the block ends.
+    The command line runs every job inside it; a Python program may too:
+
+    >>> import axisops
+    >>> with axisops.streaming.exit_on_signals():
+    ...     pass  # axisops.topk_file(...): a SIGTERM now removes its temporary files
 
     Outside the main thread (where Python cannot install handlers) it does nothing.
     """

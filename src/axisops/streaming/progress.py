@@ -1,9 +1,10 @@
-"""The progress bar of long commands: tqdm on stderr, never on stdout.
+"""The progress bar of long jobs: tqdm on stderr, never on stdout.
 
-By default the bar appears only when stderr is a terminal and the work has
-run for about a second (tqdm's ``delay``), so short runs and pipelines print
-nothing extra.  ``--progress`` forces it on (at once, even into a file or a
-pipe) and ``--no-progress`` off.  stdout keeps its one JSON line either way.
+``mode=None`` (the command line's default) shows the bar only when stderr is
+a terminal and the work has run for about a second (tqdm's ``delay``), so
+short runs and pipelines print nothing extra.  ``True`` (``--progress``)
+forces it on, at once, even into a file or a pipe; ``False``
+(``--no-progress``, and the Python API's default) turns it off.
 """
 
 from __future__ import annotations

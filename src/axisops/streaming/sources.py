@@ -1,20 +1,23 @@
-"""Where the command line reads arrays from, one box at a time.
+"""Where the engine reads arrays from, one box at a time.
 
 - :class:`NpySource`: a ``.npy`` file, or an uncompressed member of an ``.npz``
   archive (what ``np.savez`` writes), read with positioned reads
-  (:func:`axisops.cli.positional.read_at`) into a buffer of the box.  Nothing
+  (:func:`axisops.streaming.positional.read_at`) into a buffer of the box.  Nothing
   is memory-mapped: mapped pages count as resident memory, so reading a
   mapped 2 GB file front to back would make a 2 GB process.
-- :class:`ZarrSource`: a zarr array, or an array in a zarr group (``--key``),
+- :class:`ZarrSource`: a zarr array, or an array in a zarr group (``key``),
   when the ``zarr`` extra is installed.
 - :class:`MemorySource`: a compressed ``.npz`` member, which cannot be read in
-  pieces and is decompressed whole.
+  pieces and is decompressed whole, or an array given in memory (a gather
+  index passed as an array).
 
 Files are never unpickled, and only regular files are opened (a FIFO named
 ``x.npy`` is refused, not waited on).  A header is checked before anything is
 read: its shape must be one NumPy can hold, and its data must fit in the
 file.  Sources hold paths, not open files, once pickled, so dask workers can
-read the same boxes by path (``--scheduler``).
+read the same boxes by path (``scheduler``).  Messages name the file as the
+caller does (a :class:`~axisops.streaming.errors.Role`: ``INPUT x.npy`` on the
+command line, ``path='x.npy'`` in Python).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from typing import IO, Any
 import numpy as np
 
 from .boxes import Box, contiguous_runs
-from .files import CLIError, file_kind, one_line, show_names
+from .errors import CLI, FileError, Role, one_line, show_names
+from .files import file_kind
 from .positional import read_at
 
 __all__ = ["MemorySource", "NpySource", "Source", "ZarrSource", "open_regular", "open_source"]
@@ -42,7 +46,7 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINAR
                | getattr(os, "O_CLOEXEC", 0))
 
 
-def open_regular(path: str, what: str) -> int:
+def open_regular(path: str, role: Role) -> int:
     """A read-only descriptor of ``path``, which must be a regular file.
 
     The kind is checked before opening (a FIFO would block ``open``) and
@@ -51,16 +55,16 @@ def open_regular(path: str, what: str) -> int:
     """
     try:
         if not stat.S_ISREG(mode := os.stat(path).st_mode):
-            raise CLIError(f"{what} {path}: is {file_kind(mode)}, not a regular file")
+            raise FileError(f"{role.label(path)}: is {file_kind(mode)}, not a regular file")
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
-        raise CLIError(f"{what} {path}: no such file") from None
+        raise FileError(f"{role.label(path)}: no such file") from None
     except OSError as exc:
-        raise CLIError(f"{what} {path}: {exc.strerror or exc}") from None
+        raise FileError(f"{role.label(path)}: {exc.strerror or exc}") from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise CLIError(f"{what} {path}: is {file_kind(mode)}, not a regular file")
+        raise FileError(f"{role.label(path)}: is {file_kind(mode)}, not a regular file")
     return fd
 
 
@@ -77,6 +81,7 @@ class Source(ABC):
     dtype: np.dtype
     reversed_layout: bool = False
     kind: str = ""
+    role: Role = CLI.input
 
     @property
     def grain(self) -> tuple[int, ...]:
@@ -106,19 +111,24 @@ class Source(ABC):
     def size(self) -> int:
         return math.prod(self.shape)
 
+    @property
+    def token(self) -> tuple[Any, ...]:
+        """What identifies the data, for the names of dask tasks that read it."""
+        return (self.kind, self.path, self.shape, str(self.dtype))
+
     def check_budget(self, chunk_bytes: int) -> None:  # noqa: B027 (most sources read any box)
-        """Raise :class:`CLIError` when no read can stay within ``chunk_bytes``."""
+        """Raise :class:`FileError` when no read can stay within ``chunk_bytes``."""
 
     def close(self) -> None:  # noqa: B027 (most sources hold nothing open)
         """Release what the source holds open (it reopens on the next read)."""
 
 
-def _pread_exact(fd: int, view: memoryview, offset: int, path: str) -> None:
+def _pread_exact(fd: int, view: memoryview, offset: int, label: str) -> None:
     done = 0
     while done < len(view):
         got = read_at(fd, view[done:], offset + done)
         if got == 0:
-            raise CLIError(f"{path}: the file ended early (it was cut or changed while read)")
+            raise FileError(f"{label}: the file ended early (it was cut or changed while read)")
         done += got
 
 
@@ -128,15 +138,15 @@ class NpySource(Source):
     kind = "npy"
 
     def __init__(self, path: str, offset: int, shape: tuple[int, ...], dtype: np.dtype,
-                 fortran: bool, what: str = "INPUT") -> None:
-        self.path, self.offset, self.what = path, offset, what
+                 fortran: bool, role: Role = CLI.input) -> None:
+        self.path, self.offset, self.role = path, offset, role
         self.shape, self.dtype = tuple(shape), dtype
         self.reversed_layout = bool(fortran) and len(shape) > 1
         self._fd: int | None = None
 
     def _file(self) -> int:
         if self._fd is None:
-            self._fd = open_regular(self.path, self.what)
+            self._fd = open_regular(self.path, self.role)
         return self._fd
 
     def read_layout(self, box: Box) -> np.ndarray:
@@ -149,7 +159,7 @@ class NpySource(Source):
         fd = self._file()
         for i, start in enumerate(offsets.tolist()):
             piece = raw[i * length * size : (i + 1) * length * size]
-            _pread_exact(fd, piece, self.offset + start * size, self.path)
+            _pread_exact(fd, piece, self.offset + start * size, self.role.label(self.path))
         return out
 
     def close(self) -> None:
@@ -165,16 +175,22 @@ class NpySource(Source):
 
 
 class MemorySource(Source):
-    """An array already in memory (a decompressed ``.npz`` member)."""
+    """An array already in memory (a decompressed ``.npz`` member, an index array)."""
 
     kind = "memory"
 
-    def __init__(self, path: str, array: np.ndarray) -> None:
-        self.path, self.array = path, array
+    def __init__(self, path: str, array: np.ndarray, role: Role = CLI.input) -> None:
+        self.path, self.array, self.role = path, array, role
         self.shape, self.dtype = array.shape, array.dtype
 
     def read_layout(self, box: Box) -> np.ndarray:
         return np.ascontiguousarray(self.array[box.slices])
+
+    @property
+    def token(self) -> tuple[Any, ...]:
+        from dask.base import tokenize
+
+        return (self.kind, self.path, tokenize(self.array))
 
 
 class ZarrSource(Source):
@@ -182,14 +198,14 @@ class ZarrSource(Source):
 
     kind = "zarr"
 
-    def __init__(self, path: str, key: str | None, array: Any, what: str = "INPUT") -> None:
-        self.path, self.key, self.what = path, key, what
+    def __init__(self, path: str, key: str | None, array: Any, role: Role = CLI.input) -> None:
+        self.path, self.key, self.role = path, key, role
         self.shape, self.dtype = tuple(array.shape), np.dtype(array.dtype)
         self._chunks = tuple(int(c) for c in array.chunks)
         self._array: Any = array
         if any(c < 1 for c in self._chunks) and math.prod(self.shape):
-            raise CLIError(f"{what} {path}: is not a readable zarr array (its chunk shape "
-                           f"{self._chunks} has an empty side)")
+            raise FileError(f"{role.label(path)}: is not a readable zarr array (its chunk "
+                            f"shape {self._chunks} has an empty side)")
 
     @property
     def grain(self) -> tuple[int, ...]:
@@ -203,22 +219,22 @@ class ZarrSource(Source):
     def check_budget(self, chunk_bytes: int) -> None:
         """Refuse a chunk larger than ``chunk_bytes``: reading any of it decodes all of it."""
         if self.chunk_nbytes > chunk_bytes and math.prod(self.shape):
-            raise CLIError(
-                f"{self.what} {self.path}: its zarr chunks {self._chunks} of {self.dtype} take "
-                f"{self.chunk_nbytes} bytes each once decoded, more than --chunk-bytes="
-                f"{chunk_bytes} (zarr decodes whole chunks); pass --chunk-bytes "
-                f"{self.chunk_nbytes} or more, or rechunk the array"
+            raise FileError(
+                f"{self.role.label(self.path)}: its zarr chunks {self._chunks} of {self.dtype} "
+                f"take {self.chunk_nbytes} bytes each once decoded, more than "
+                f"{self.role.chunk_bytes}={chunk_bytes} (zarr decodes whole chunks); pass "
+                f"{self.role.suggest(self.chunk_nbytes)} or more, or rechunk the array"
             )
 
     def read_layout(self, box: Box) -> np.ndarray:
         if self._array is None:
-            self._array = _open_zarr_array(Path(self.path), self.key, self.what, "--key")
+            self._array = _open_zarr_array(Path(self.path), self.key, self.role)
         try:
             return np.ascontiguousarray(self._array[box.slices])
         except MemoryError:
             raise
         except Exception as exc:  # codecs and stores raise many types for a bad chunk
-            raise CLIError(f"{self.what} {self.path}: a zarr chunk cannot be read "
+            raise FileError(f"{self.role.label(self.path)}: a zarr chunk cannot be read "
                            f"({type(exc).__name__}: {one_line(str(exc), 200)})") from None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -241,40 +257,40 @@ def _npy_header(f: Any) -> tuple[tuple[int, ...], bool, np.dtype]:
     raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
 
 
-def _check_shape(shape: tuple[Any, ...], dtype: np.dtype, what: str, shown: str) -> None:
+def _check_shape(shape: tuple[Any, ...], dtype: np.dtype, label: str) -> None:
     """A header's shape must be non-negative integers that NumPy can hold as an array."""
     if not all(type(d) is int and d >= 0 for d in shape):
-        raise CLIError(f"{what} {shown}: is not a valid NumPy file (its header's shape "
-                       f"{shape!r} is not a tuple of integers >= 0)")
+        raise FileError(f"{label}: is not a valid NumPy file (its header's shape "
+                        f"{shape!r} is not a tuple of integers >= 0)")
     try:
         np.broadcast_to(np.empty((), dtype), shape)  # NumPy's own limits, nothing allocated
     except ValueError as exc:
-        raise CLIError(f"{what} {shown}: is not a valid NumPy file (its header's shape "
-                       f"{shape!r} of {dtype} is not one NumPy can hold: {exc})") from None
+        raise FileError(f"{label}: is not a valid NumPy file (its header's shape "
+                        f"{shape!r} of {dtype} is not one NumPy can hold: {exc})") from None
 
 
-def _npy_at(f: IO[bytes], path: str, start: int, available: int, what: str,
-            shown: str) -> NpySource:
+def _npy_at(f: IO[bytes], path: str, start: int, available: int, role: Role) -> NpySource:
     """The ``.npy`` stream that begins ``start`` bytes into the open file ``f`` of ``path``."""
+    label = role.label(path)
     f.seek(start)
     if f.read(4) == b"PK\x03\x04":
-        raise CLIError(f"{what} {shown}: is not a .npy array file (it looks like an archive)")
+        raise FileError(f"{label}: is not a .npy array file (it looks like an archive)")
     f.seek(start)
     try:
         shape, fortran, dtype = _npy_header(f)
     except _READ_ERRORS as exc:
-        raise CLIError(f"{what} {shown}: {_explain(exc)}") from None
+        raise FileError(f"{label}: {_explain(exc)}") from None
     header = f.tell() - start
     if dtype.hasobject:
-        raise CLIError(f"{what} {shown}: {_explain(ValueError('Python objects'))}")
-    _check_shape(shape, dtype, what, shown)
+        raise FileError(f"{label}: {_explain(ValueError('Python objects'))}")
+    _check_shape(shape, dtype, label)
     need = math.prod(shape) * dtype.itemsize
     if header + need > available:
-        raise CLIError(
-            f"{what} {shown}: is not a valid NumPy file (its header promises {need} bytes "
+        raise FileError(
+            f"{label}: is not a valid NumPy file (its header promises {need} bytes "
             f"of data, the file holds {max(available - header, 0)})"
         )
-    return NpySource(path, start + header, shape, dtype, fortran, what)
+    return NpySource(path, start + header, shape, dtype, fortran, role)
 
 
 def _member_start(f: IO[bytes], info: zipfile.ZipInfo) -> int:
@@ -287,31 +303,30 @@ def _member_start(f: IO[bytes], info: zipfile.ZipInfo) -> int:
     return info.header_offset + 30 + name_len + extra_len
 
 
-def _open_npz(f: IO[bytes], p: Path, key: str | None, what: str, flag: str) -> Source:
+def _open_npz(f: IO[bytes], path: str, key: str | None, role: Role) -> Source:
+    label = role.label(path)
     try:
         with zipfile.ZipFile(f) as archive:
             members = {n[:-4] if n.endswith(".npy") else n: n for n in archive.namelist()}
             if key is None:
                 if len(members) != 1:
-                    raise CLIError(
-                        f"{what} {p}: holds {len(members)} arrays, name one with {flag} "
+                    raise FileError(
+                        f"{label}: holds {len(members)} arrays, name one with {role.key} "
                         f"(keys: {show_names(members)})"
                     )
                 key = next(iter(members))
             if key not in members:
-                raise CLIError(
-                    f"{what} {p}: no array named {key!r} (keys: {show_names(members)})"
-                )
+                raise FileError(f"{label}: no array named {key!r} (keys: {show_names(members)})")
             info = archive.getinfo(members[key])
         if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
-            return _npy_at(f, str(p), _member_start(f, info), info.file_size, what, str(p))
+            return _npy_at(f, path, _member_start(f, info), info.file_size, role)
         f.seek(0)
         with np.load(f, allow_pickle=False) as loaded:
-            return MemorySource(str(p), loaded[key])
-    except CLIError:
+            return MemorySource(path, loaded[key], role)
+    except FileError:
         raise
     except (*_READ_ERRORS, KeyError) as exc:
-        raise CLIError(f"{what} {p}: {_explain(exc)}") from None
+        raise FileError(f"{label}: {_explain(exc)}") from None
 
 
 def _is_zarr(p: Path) -> bool:
@@ -320,64 +335,62 @@ def _is_zarr(p: Path) -> bool:
     )
 
 
-def _open_zarr_array(p: Path, key: str | None, what: str, flag: str) -> Any:
+def _open_zarr_array(p: Path, key: str | None, role: Role) -> Any:
+    label = role.label(p)
     try:
         import zarr
     except ImportError:
-        raise CLIError(
-            f"{what} {p}: reading zarr arrays needs the zarr package "
-            f"(pip install 'axisops[zarr]')"
+        raise FileError(
+            f"{label}: reading zarr arrays needs the zarr package (pip install 'axisops[zarr]')"
         ) from None
     try:
         node = zarr.open(store=str(p), mode="r")
     except Exception as exc:  # zarr raises many types for a store it cannot read
-        raise CLIError(f"{what} {p}: is not a readable zarr array "
-                       f"({one_line(str(exc), 200)})") from None
+        raise FileError(f"{label}: is not a readable zarr array "
+                        f"({one_line(str(exc), 200)})") from None
     if isinstance(node, zarr.Array):
         if key is not None:
-            raise CLIError(f"{what} {p}: is a zarr array, not a group ({flag} names an array "
-                           f"inside a zarr group or an .npz archive)")
+            raise FileError(f"{label}: is a zarr array, not a group ({role.key} names an array "
+                            f"inside a zarr group or an .npz archive)")
         return node
     names = sorted(node.array_keys())
     if key is None:
         if len(names) != 1:
-            raise CLIError(f"{what} {p}: is a zarr group of {len(names)} arrays, name one with "
-                           f"{flag} (keys: {show_names(names)})")
+            raise FileError(f"{label}: is a zarr group of {len(names)} arrays, name one with "
+                            f"{role.key} (keys: {show_names(names)})")
         key = names[0]
     try:
         member = node[key]
     except KeyError:
         member = None
     if not isinstance(member, zarr.Array):
-        raise CLIError(f"{what} {p}: no array named {key!r} (keys: {show_names(names)})")
+        raise FileError(f"{label}: no array named {key!r} (keys: {show_names(names)})")
     return member
 
 
-def open_source(path: str, key: str | None = None, *, what: str = "INPUT",
-                flag: str = "--key") -> Source:
+def open_source(path: str, key: str | None = None, *, role: Role = CLI.input) -> Source:
     """The array at ``path``: a ``.npy`` file, an ``.npz`` member or a zarr array.
 
-    ``what`` names the argument in error messages (``INPUT``, ``INDEX``), and
-    ``flag`` the option that names an array inside it (``--key``, ``--index-key``).
+    ``role`` names the argument in error messages (``INPUT x.npy`` or
+    ``path='x.npy'``) and the option that names an array inside it.
     """
     p = Path(path)
+    label = role.label(path)
     if not os.path.lexists(p):
-        raise CLIError(f"{what} {path}: no such file")
+        raise FileError(f"{label}: no such file")
     if p.is_dir():
         if _is_zarr(p):
-            return ZarrSource(path, key, _open_zarr_array(p, key, what, flag), what)
-        raise CLIError(f"{what} {path}: is a directory (need a .npy or .npz file, "
-                       f"or a zarr array)")
+            return ZarrSource(path, key, _open_zarr_array(p, key, role), role)
+        raise FileError(f"{label}: is a directory (need a .npy or .npz file, or a zarr array)")
     suffix = p.suffix.lower()
     if suffix not in (".npy", ".npz"):
-        raise CLIError(
-            f"{what} {path}: unsupported file type {suffix or '(none)'!r} "
+        raise FileError(
+            f"{label}: unsupported file type {suffix or '(none)'!r} "
             f"(need .npy, .npz or a .zarr directory)"
         )
     if suffix == ".npy" and key is not None:
-        raise CLIError(f"{what} {path}: {flag} applies to .npz archives only "
-                       f"(and zarr groups)")
-    with os.fdopen(open_regular(path, what), "rb") as f:
+        raise FileError(f"{label}: {role.key} applies to .npz archives only (and zarr groups)")
+    with os.fdopen(open_regular(path, role), "rb") as f:
         if suffix == ".npy":
-            return _npy_at(f, path, 0, os.fstat(f.fileno()).st_size, what, path)
-        return _open_npz(f, p, key, what, flag)
+            return _npy_at(f, path, 0, os.fstat(f.fileno()).st_size, role)
+        return _open_npz(f, path, key, role)

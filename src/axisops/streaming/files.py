@@ -1,13 +1,13 @@
-"""The command line's errors, and its outputs: checked first, committed last.
+"""Outputs: checked first, committed last.
 
 An output is written to a temporary file beside its target (see
-:mod:`axisops.cli.tempfiles`) and put in place only once complete, by
+:mod:`axisops.streaming.tempfiles`) and put in place only once complete, by
 :meth:`Output.commit`, so a failed or interrupted run never leaves a file
 under the requested name, and never replaces what it should not:
 
-- ``-o`` through a symbolic link writes the link's target; the link stays.
+- an output path through a symbolic link writes the link's target; the link stays.
 - An existing output must be a regular file; devices, FIFOs and sockets are
-  refused (``-o /dev/null`` is an error, and the device node is untouched).
+  refused (``/dev/null`` is an error, and the device node is untouched).
 - An existing output keeps its permission bits (a 0600 file stays 0600); a
   new one gets 0666 less the umask, applied by the kernel at creation.
 - An output that is one of the inputs (the same file, through a link or not)
@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import unicodedata
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -27,50 +26,11 @@ from pathlib import Path
 from typing import IO
 
 from . import signals, tempfiles
+from .errors import CLI, FileError, Spelling
 from .positional import read_at, write_at
 
-__all__ = ["CLIError", "Output", "default_output", "file_kind", "one_line", "open_output",
-           "output_target", "scratch_file", "show_names", "write_bytes"]
-
-#: Messages longer than this are cut (a file name can be 4096 bytes).
-MAX_MESSAGE = 1000
-
-
-class CLIError(Exception):
-    """A problem with the command's inputs: reported on one line, exit status 1."""
-
-
-def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
-    r"""``text`` with control characters escaped, cut to about ``limit`` characters.
-
-    >>> one_line("two\nlines")
-    'two\\nlines'
-    """
-    out = "".join(repr(c)[1:-1] if unicodedata.category(c).startswith("C") else c
-                  for c in text[: limit + 1])
-    return out if len(out) <= limit else out[: limit - 3] + "..."
-
-
-def show_names(names: Iterable[str], first: int = 5) -> str:
-    r"""Names for a message: the first few, escaped, and how many in all.
-
-    >>> show_names(["a", "b"])
-    'a, b'
-    >>> show_names([f"m{i}" for i in range(9)], first=3)
-    'm0, m1, m2, ... (9 in all)'
-    >>> show_names(["new\nline"])
-    "'new\\nline'"
-    """
-    names = list(names)
-    if not names:
-        return "none"
-
-    def show(name: str) -> str:
-        plain = name.isprintable() and name == name.strip() and "," not in name and name
-        return name[:80] if plain else repr(name[:80])
-
-    shown = ", ".join(show(n) for n in names[:first])
-    return shown if len(names) <= first else f"{shown}, ... ({len(names)} in all)"
+__all__ = ["Output", "default_output", "file_kind", "open_output", "output_target",
+           "scratch_file", "write_bytes"]
 
 
 def default_output(input_path: str, suffix: str) -> str:
@@ -93,33 +53,36 @@ def file_kind(mode: int) -> str:
     return next((words for test, words in _KINDS if test(mode)), "not a regular file")
 
 
-def output_target(path: str, inputs: Iterable[tuple[str, str]] = ()) -> Path:
-    """Where ``-o path`` writes (a symbolic link's target), after every check.
+def output_target(path: str, inputs: Iterable[tuple[str, str]] = (),
+                  spelling: Spelling = CLI) -> Path:
+    """Where an output ``path`` writes (a symbolic link's target), after every check.
 
-    ``inputs`` are ``(what, path)`` pairs, such as ``("INPUT", "x.npy")``.
-    Raises :class:`CLIError` when the target is not a regular file, when its
-    folder does not exist, or when it is one of the inputs.
+    ``inputs`` are ``(label, path)`` pairs, such as ``("INPUT x.npy", "x.npy")``.
+    Raises :class:`~axisops.streaming.errors.FileError` when the target is not
+    a regular file, when its folder does not exist, or when it is one of the
+    inputs; messages name the output as ``spelling`` does.
     """
+    label = spelling.label(spelling.output, path)
     target = Path(os.path.realpath(path))
     try:
         info = os.stat(target)
     except FileNotFoundError:
         info = None
     except OSError as exc:
-        raise CLIError(f"output {path}: {exc.strerror}") from None
+        raise FileError(f"{label}: {exc.strerror}") from None
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise CLIError(f"output {path}: is a directory")
+        raise FileError(f"{label}: is a directory")
     if info is not None and not stat.S_ISREG(info.st_mode):
-        raise CLIError(f"output {path}: is {file_kind(info.st_mode)}; axisops writes "
-                       f"only regular files (choose a file name)")
+        raise FileError(f"{label}: is {file_kind(info.st_mode)}; axisops writes "
+                        f"only regular files (choose a file name)")
     if not target.parent.is_dir():
-        raise CLIError(f"output {path}: directory {target.parent} does not exist")
+        raise FileError(f"{label}: directory {target.parent} does not exist")
     if info is not None:
         for what, source in inputs:
             with contextlib.suppress(OSError):
                 if os.path.samefile(target, source):
-                    raise CLIError(f"output {path}: is {what} {source} itself "
-                                   f"(choose another -o; the input is left as it is)")
+                    raise FileError(f"{label}: is {what} itself (choose another "
+                                    f"{spelling.output_option}; the input is left as it is)")
     return target
 
 
@@ -140,7 +103,7 @@ class Output:
         """Flush, call ``announce`` (print the result), then put the file in place.
 
         ``announce`` and the renaming run as one
-        :func:`~axisops.cli.signals.critical` section: a signal arriving
+        :func:`~axisops.streaming.signals.critical` section: a signal arriving
         meanwhile is acted on after, when the output is complete; if
         ``announce`` raises, nothing is put in place.
         """

@@ -1,11 +1,11 @@
-"""Top-k and gather over arrays larger than memory, one box at a time.
+"""Top-k and gather over arrays larger than memory, one box at a time, in this process.
 
 Memory is bounded by ``chunk_bytes``, whatever the size of the input:
 
-- **top-k** reads boxes of the input (see :mod:`axisops.cli.boxes`).  A box
+- **top-k** reads boxes of the input (see :mod:`axisops.streaming.boxes`).  A box
   spanning the whole axis gives final results at once; otherwise the boxes of
   one column are folded in axis order, each one's sorted top-k merged into the
-  running one (:mod:`axisops.dask.candidates`), which is exact.  A column holds
+  running one (:mod:`axisops.merge`, in piece order), which is exact.  A column holds
   at most about ``chunk_bytes / 2`` of candidates (``k`` values and int64
   indices per position off the axis), so memory grows with ``k`` only through
   how many columns a box may take.
@@ -13,31 +13,38 @@ Memory is bounded by ``chunk_bytes``, whatever the size of the input:
   ``x`` it can address (the box's range off ``dim``, all of ``dim``), or, when
   that region is over ``chunk_bytes``, the blocks of it that its values fall in.
 
-Every box runs :func:`axisops.topk` / :func:`axisops.gather` on NumPy arrays,
-so the default backend (or ``backend``) does the work.  Boxes are planned in
+Every box runs on the NumPy-family backend resolved once for the job, with a
+spec derived from the job's validated one (:mod:`axisops.dispatch`): nothing
+is validated per box.  Boxes are planned in
 the layout of the input (the top-k input, the gather index): a Fortran-order
 file is processed as its transpose, and written in Fortran order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..dask.candidates import block_candidates, merge_candidates
-from ..ops import gather
+from ..backends.base import Backend
+from ..dispatch import gather_block
+from ..merge import block_candidates, merge_candidates
 from ..validation import GatherSpec, TopKSpec, check_index_values
 from .boxes import Box, Plan, plan_boxes, slab_boxes
-from .files import CLIError
-from .outputs import NpyWriter
+from .errors import FileError
 from .sources import Source
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "Layout", "gather_plan", "stream_gather", "stream_topk",
-           "topk_plan"]
+__all__ = ["DEFAULT_CHUNK_BYTES", "Layout", "Writer", "gather_plan", "stream_gather",
+           "stream_topk", "topk_plan"]
 
-#: Input bytes per chunk unless ``--chunk-bytes`` says otherwise.
+class Writer(Protocol):
+    """Where results go, box by box (:class:`~axisops.streaming.outputs.NpyWriter`, an array)."""
+
+    def write(self, box: Box, block: np.ndarray) -> None: ...
+
+
+#: Input bytes per chunk unless ``chunk_bytes`` (``--chunk-bytes``) says otherwise.
 DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
 
 
@@ -55,6 +62,15 @@ class Layout:
 
     def shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return shape[::-1] if self.reverse else shape
+
+    def topk(self, spec: TopKSpec) -> TopKSpec:
+        """``spec`` in layout coordinates (what the boxes' arrays are)."""
+        return replace(spec, axis=self.axis, shape=self.shape(spec.shape))
+
+    def gather(self, spec: GatherSpec) -> GatherSpec:
+        """``spec`` in layout coordinates (what the boxes' arrays are)."""
+        return replace(spec, dim=self.axis, shape=self.shape(spec.shape),
+                       index_shape=self.shape(spec.index_shape))
 
 
 def chunk_elements(chunk_bytes: int, itemsize: int) -> int:
@@ -76,25 +92,27 @@ def topk_plan(source: Source, spec: TopKSpec, chunk_bytes: int) -> tuple[Layout,
     return layout, plan
 
 
-def stream_topk(source: Source, spec: TopKSpec, chunk_bytes: int, values: NpyWriter,
-                indices: NpyWriter, bar: Any, backend: str | None = None) -> int:
+def stream_topk(source: Source, spec: TopKSpec, chunk_bytes: int, values: Writer,
+                indices: Writer, bar: Any, impl: Backend) -> int:
     """Write the top-k of ``source`` into ``values`` and ``indices``; the number of boxes.
 
     The writers must have been made with the returned plan's layout (see
     :func:`topk_plan`): ``reverse`` when the input is in Fortran order.
+    ``impl`` is the NumPy-family backend that runs every box and merge.
     """
     layout, plan = topk_plan(source, spec, chunk_bytes)
     axis, k = layout.axis, spec.k
+    piece = layout.topk(spec)
 
     def candidates(box: Box) -> tuple[np.ndarray, np.ndarray]:
         block = source.read(box, layout.reverse)
         bar.update(block.nbytes)
-        return block_candidates(block, k, axis, spec.largest, box.start[axis], backend)
+        return block_candidates(block, piece, box.start[axis], impl)
 
     for first, *rest in plan.columns:
         best = candidates(first)
         for box in rest:
-            best = merge_candidates(k, axis, spec.largest, best, candidates(box), backend=backend)
+            best = merge_candidates(piece, best, candidates(box), backend=impl)
         out = first.with_axis(axis, 0, k)
         values.write(out, best[0])
         indices.write(out, best[1].astype(spec.index_dtype, copy=False))
@@ -130,16 +148,16 @@ def _raise_first_bad(index: Source, spec: GatherSpec) -> None:
     """Raise the error for the first offending value in C order, as the core reports it."""
     for box in slab_boxes(index.shape, chunk_elements(1 << 24, index.dtype.itemsize)):
         check_index_values(index.read(box, False), spec, box.start)
-    raise CLIError(f"INDEX {index.path}: changed while it was being read")
+    raise FileError(f"{index.role.label(index.path)}: changed while it was being read")
 
 
 class _Region:
     """The part of ``x`` an index box may address, read once per column of boxes."""
 
     def __init__(self, x: Source, layout: Layout, spec: GatherSpec, chunk_bytes: int,
-                 backend: str | None):
-        self.x, self.layout, self.spec = x, layout, spec
-        self.chunk_bytes, self.backend = chunk_bytes, backend
+                 impl: Backend):
+        self.x, self.layout, self.spec = x, layout, layout.gather(spec)
+        self.chunk_bytes, self.impl = chunk_bytes, impl
         self.box: Box | None = None
         self.data: np.ndarray | None = None
 
@@ -151,7 +169,7 @@ class _Region:
             if region != self.box:
                 self.box, self.data = None, None  # free the old region before reading
                 self.data, self.box = self.x.read(region, self.layout.reverse), region
-            return gather(self.data, dim, block, backend=self.backend)
+            return gather_block(self.impl, self.data, block, self.spec)
         return self._blocked(region, wrap(block, n))
 
     def _blocked(self, region: Box, wrapped: np.ndarray) -> np.ndarray:
@@ -166,18 +184,19 @@ class _Region:
                                 self.layout.reverse)
             inside = which == j
             local = np.where(inside, wrapped - start, 0)
-            np.copyto(out, gather(block, dim, local, backend=self.backend), where=inside)
+            np.copyto(out, gather_block(self.impl, block, local, self.spec), where=inside)
         return out
 
 
 def stream_gather(x: Source, index: Source, spec: GatherSpec, chunk_bytes: int,
-                  out: NpyWriter, bar: Any, backend: str | None = None) -> int:
+                  out: Writer, bar: Any, impl: Backend) -> int:
     """Write ``gather(x, dim, index)`` into ``out``; the number of index boxes.
 
-    ``out`` must be made with the plan's layout (see :func:`gather_plan`).
+    ``out`` must be made with the plan's layout (see :func:`gather_plan`);
+    ``impl`` is the NumPy-family backend that runs every box.
     """
     layout, plan = gather_plan(x, index, spec, chunk_bytes)
-    region = _Region(x, layout, spec, chunk_bytes, backend)
+    region = _Region(x, layout, spec, chunk_bytes, impl)
     for column in plan.columns:
         for box in column:
             block = index.read(box, layout.reverse)

@@ -1,12 +1,13 @@
-"""Writing results box by box: ``.npy`` files and ``.npz`` archives of them.
+"""Writing results box by box: ``.npy`` files, ``.npz`` archives of them, or arrays.
 
 An output is a ``.npy`` file whose header is written first and whose data is
-filled with positioned writes (:func:`axisops.cli.positional.write_at`) as
+filled with positioned writes (:func:`axisops.streaming.positional.write_at`) as
 boxes of the result arrive, in any order; nothing is mapped, so written pages
 never count as the process's resident memory.  A ``.npz`` result is packed
-from such files (scratch files, :func:`axisops.cli.files.scratch_file`).
-Everything is written to temporary files (see :mod:`axisops.cli.files`), so a
+from such files (scratch files, :func:`axisops.streaming.files.scratch_file`).
+Everything is written to temporary files (see :mod:`axisops.streaming.files`), so a
 failed or interrupted run leaves no file under the requested name.
+:class:`ArrayWriter` fills a NumPy array instead, for results returned in memory.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from .boxes import Box, contiguous_runs
 from .positional import write_at
 
-__all__ = ["NpyWriter", "pack_npz"]
+__all__ = ["ArrayWriter", "NpyWriter", "pack_npz"]
 
 
 def _write_header(handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype,
@@ -46,7 +47,7 @@ class NpyWriter:
 
     def __init__(self, handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype,
                  reverse: bool = False) -> None:
-        self.dtype = np.dtype(dtype)
+        self.handle, self.dtype = handle, np.dtype(dtype)
         self.reverse = reverse and len(shape) > 1
         self.layout_shape = tuple(shape)[::-1] if self.reverse else tuple(shape)
         handle.seek(0)
@@ -67,6 +68,28 @@ class NpyWriter:
         span = length * size
         for i, start in enumerate(offsets.tolist()):
             write_at(self.fd, raw[i * span : (i + 1) * span], self.offset + start * size)
+
+
+class ArrayWriter:
+    """A C-order NumPy array filled box by box, like :class:`NpyWriter`.
+
+    ``reverse`` takes boxes in the reversed coordinates of ``shape``; the
+    array itself is C-order either way, like the results of :func:`axisops.topk`.
+
+    >>> from axisops.streaming.boxes import Box
+    >>> w = ArrayWriter((2, 3), np.dtype(np.int8), reverse=True)
+    >>> w.write(Box((0, 1), (3, 1)), np.array([[1], [2], [3]]))
+    >>> w.array[1]
+    array([1, 2, 3], dtype=int8)
+    """
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, reverse: bool = False) -> None:
+        self.array = np.zeros(shape, dtype)
+        self._layout = self.array.T if reverse and len(shape) > 1 else self.array
+
+    def write(self, box: Box, block: np.ndarray) -> None:
+        """Store ``block`` (shaped like ``box``) at ``box``."""
+        self._layout[box.slices] = block
 
 
 def pack_npz(handle: IO[bytes], members: dict[str, IO[bytes]]) -> None:

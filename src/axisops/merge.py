@@ -1,0 +1,111 @@
+"""Exact merging of partial top-k results: the one merge of every chunked top-k.
+
+A *candidate set* is the sorted top-k of one piece of a sequence, with int64
+indices counted from the start of the whole sequence (global indices).  The
+top-k of a union of pieces is the top-k of the union of their candidate sets,
+under the contract's order: by value, ties to the lower *global* index.
+Merging is therefore exact for any cut into pieces and any grouping of
+merges, provided ties are decided by global index, not by position:
+
+- **In piece order** (``ordered=True``): when every global index of a part is
+  below every global index of the next part, the concatenation of the parts
+  lists equal values in increasing global index, so its positional top-k
+  (ties to the lower position) is already the exact merge.  The Dask graphs
+  (:mod:`axisops.dask.topk`) and the streaming engine
+  (:mod:`axisops.streaming.stream`) merge consecutive pieces this way.
+- **In any order** (``ordered=False``): the concatenated candidates are first
+  put in global index order (a stable sort of the int64 indices, exact), and
+  the same positional top-k then compares by (value, global index).
+  :class:`axisops.StreamingTopK` merges blocks given with explicit offsets,
+  in any order, this way.
+
+A part need not be sorted: only the order between equal values matters, so a
+raw block with its global indices (:func:`raw_candidates`) is a valid part.
+
+Every top-k here runs through :mod:`axisops.dispatch` on a resolved backend:
+the request was validated once, by the caller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .backends.base import Backend
+from .dispatch import numpy_backend, topk_block
+from .dtypes import native
+from .validation import TopKSpec
+
+__all__ = ["BackendRef", "Candidates", "block_candidates", "merge_candidates",
+           "raw_candidates"]
+
+Candidates = tuple[np.ndarray, np.ndarray]
+
+#: A resolved backend, or a backend name (``None``: the default) resolved where
+#: the merge runs (a Dask worker uses its own default).
+BackendRef = Backend | str | None
+
+
+def _resolve(backend: BackendRef, spec: TopKSpec, dtype: np.dtype) -> Backend:
+    if isinstance(backend, Backend):
+        return backend
+    return numpy_backend(spec.func, backend, dtype)
+
+
+def block_candidates(block: np.ndarray, spec: TopKSpec, offset: int,
+                     backend: BackendRef = None) -> Candidates:
+    """The sorted top-k of one piece that starts at global index ``offset``.
+
+    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> spec = topk_spec("topk", ArrayMeta((13,), np.dtype(int)), 2, 0, True, True, None)
+    >>> block_candidates(np.array([5, 7, 5]), spec, 10, "numpy")
+    (array([7, 5]), array([11, 10]))
+    """
+    values, indices = topk_block(_resolve(backend, spec, block.dtype), block, spec)
+    indices += offset
+    return values, indices
+
+
+def raw_candidates(block: np.ndarray, axis: int, offset: int) -> Candidates:
+    """A piece as it is (values in native byte order), with its global indices.
+
+    >>> raw_candidates(np.array([[4, 2, 9]]), 1, 5)[1]
+    array([[5, 6, 7]])
+    """
+    shape = [1] * block.ndim
+    shape[axis] = block.shape[axis]
+    along = np.arange(offset, offset + block.shape[axis], dtype=np.int64).reshape(shape)
+    values = block.astype(native(block.dtype), copy=False)
+    return values, np.broadcast_to(along, block.shape)
+
+
+def _in_index_order(values: np.ndarray, indices: np.ndarray, axis: int) -> Candidates:
+    order = np.argsort(indices, axis=axis, kind="stable")
+    return (np.take_along_axis(values, order, axis=axis),
+            np.take_along_axis(indices, order, axis=axis))
+
+
+def merge_candidates(spec: TopKSpec, *parts: Candidates, backend: BackendRef = None,
+                     ordered: bool = True) -> Candidates:
+    """The sorted top-``spec.k`` of candidate sets (fewer if they hold fewer).
+
+    ``ordered`` says the parts are given in piece order (each part's global
+    indices all below the next part's); otherwise they may come in any order,
+    and ties are decided by global index all the same.  Global indices must be
+    distinct.
+
+    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> spec = topk_spec("topk", ArrayMeta((4,), np.dtype(int)), 3, 0, True, True, None)
+    >>> a = (np.array([7, 5]), np.array([1, 0]))
+    >>> b = (np.array([7, 6]), np.array([3, 2]))
+    >>> merge_candidates(spec, a, b, backend="numpy")
+    (array([7, 7, 6]), array([1, 3, 2]))
+    >>> merge_candidates(spec, b, a, backend="numpy", ordered=False)
+    (array([7, 7, 6]), array([1, 3, 2]))
+    """
+    axis = spec.axis
+    values = np.concatenate([p[0] for p in parts], axis=axis)
+    indices = np.concatenate([p[1] for p in parts], axis=axis)
+    if not ordered:
+        values, indices = _in_index_order(values, indices, axis)
+    best_values, best = topk_block(_resolve(backend, spec, values.dtype), values, spec)
+    return best_values, np.take_along_axis(indices, best, axis=axis)

@@ -1,0 +1,261 @@
+"""The two jobs of the engine, as plain functions: streamed top-k and gather.
+
+:func:`axisops.topk_file`, :func:`axisops.gather_file` and the command line's
+``axisops topk`` / ``axisops gather`` (and ``axisops demo``) all run these, so
+every caller exercises the same code.  A job returns its result (arrays, when
+there is no output file) and a *record* of what it did: the command line
+prints the record as its one JSON line, through ``announce``, just before the
+output is put in place.
+
+Inputs are streamed in chunks of ``chunk_bytes`` (see
+:mod:`axisops.streaming.stream`), so files larger than memory work;
+``scheduler`` runs the same job on a Dask cluster instead (see
+:mod:`axisops.streaming.cluster`).  Every argument is checked, with the
+library's own messages, before any output is opened; the spec validated here
+is the only validation (boxes and merges run derived specs, see
+:mod:`axisops.dispatch`).  A job installs no signal handler: the command line
+wraps it in :func:`~axisops.streaming.signals.exit_on_signals`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backends.base import Backend
+from ..backends.numpy_family import as_ndarray
+from ..dispatch import numpy_backend
+from ..errors import InvalidArgumentError
+from ..validation import ArrayMeta, gather_spec, topk_spec
+from .cluster import cluster_gather, cluster_topk, connect
+from .errors import API, Spelling
+from .files import Output, open_output, output_target, scratch_file
+from .outputs import ArrayWriter, NpyWriter, pack_npz
+from .progress import progress_bar
+from .sources import MemorySource, Source, open_source
+from .stream import DEFAULT_CHUNK_BYTES, stream_gather, stream_topk
+
+__all__ = ["Announce", "Options", "gather_job", "topk_job"]
+
+#: Called with a job's record just before its output is put in place (see
+#: :meth:`axisops.streaming.files.Output.commit`); if it raises, nothing is.
+Announce = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a job runs (not what it computes); the defaults are the Python API's."""
+
+    backend: str | None = None
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    scheduler: Any = None
+    progress: bool | None = False
+    announce: Announce | None = None
+    spelling: Spelling = API
+
+
+def _check_chunk_bytes(func: str, options: Options) -> int:
+    value = options.chunk_bytes
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < 1:
+        where = "" if options.spelling.cli else f"{func}(): "
+        raise InvalidArgumentError(f"{where}{options.spelling.chunk_bytes}={value!r} is not "
+                                   f"allowed (need an integer >= 1)")
+    return int(value)
+
+
+def _backends(func: str, dtype: np.dtype, options: Options) -> tuple[str, Backend | None]:
+    """The name of the backend that runs the job, and the one that runs its NumPy boxes.
+
+    With a scheduler the job is a dask graph, and ``backend`` names the
+    backend the workers run on their blocks (``"dask"`` or none: each
+    worker's default, shown as None).
+    """
+    if options.scheduler is not None and options.backend in (None, "dask"):
+        return "dask", None
+    impl = numpy_backend(func, options.backend, dtype)
+    return ("dask" if options.scheduler is not None else impl.name), impl
+
+
+def _record(command: str, start: float, **fields: Any) -> dict[str, Any]:
+    """The JSON record: ``fields`` in order, with ``seconds`` after the backends."""
+    record: dict[str, Any] = {"command": command}
+    for name, value in fields.items():
+        record[name] = value
+        if name == "block_backend":
+            record["seconds"] = round(time.perf_counter() - start, 6)
+    return record
+
+
+def _finish(output: Output | None, options: Options, record: dict[str, Any]) -> None:
+    """Announce the record, then put the output in place (one critical section)."""
+    announce = options.announce
+    if output is not None:
+        output.commit(None if announce is None else (lambda: announce(record)))
+    elif announce is not None:
+        announce(record)
+
+
+def _bar(options: Options, desc: str) -> Callable[..., Any]:
+    def make(total: int, unit: str = "B") -> Any:
+        return progress_bar(total, options.progress, unit=unit, desc=desc)
+
+    return make
+
+
+def _fspath(path: Any) -> str | None:
+    return None if path is None else os.fspath(path)
+
+
+def _shown(scheduler: Any) -> str | None:
+    """The scheduler as the record shows it: its address."""
+    if scheduler is None or isinstance(scheduler, str):
+        return scheduler
+    return str(getattr(getattr(scheduler, "scheduler", None), "address", scheduler))
+
+
+def _writers(stack: ExitStack, output: Output | None, parts: dict[str, tuple[Any, np.dtype]],
+             reverse: bool) -> dict[str, Any]:
+    """One writer per result array (``parts``: name to shape and dtype).
+
+    Arrays without an output; with one, the output itself for a single part
+    (a ``.npy``), else scratch ``.npy`` files later packed into an ``.npz``.
+    """
+    if output is None:
+        return {name: ArrayWriter(shape, dtype, reverse) for name, (shape, dtype) in parts.items()}
+    if len(parts) == 1:
+        (shape, dtype), = parts.values()
+        return {"": NpyWriter(output.handle, shape, dtype, reverse)}
+    target = output.target
+    return {name: NpyWriter(scratch_file(stack, target.parent, f"{target.name}.{name}"),
+                            shape, dtype, reverse)
+            for name, (shape, dtype) in parts.items()}
+
+
+def _closing(stack: ExitStack, source: Source) -> Source:
+    """``source``, closed when ``stack`` unwinds."""
+    stack.callback(source.close)
+    return source
+
+
+def _open(stack: ExitStack, out: str | None, inputs: list[tuple[str, Any]],
+          names: Spelling) -> Output | None:
+    """The output's temporary file (after every check of ``out``), or None for arrays."""
+    if out is None:
+        return None
+    return open_output(stack, output_target(out, inputs, names))
+
+
+def _work(options: Options, desc: str, total: int, impl: Backend | None,
+          local: Callable[..., int], cluster: Callable[..., int], *args: Any) -> int:
+    """Run a job's work here (a progress bar in bytes) or on the cluster (in blocks).
+
+    ``local(*args, bar, impl)`` or ``cluster(client, *args, bars, backend name)``;
+    both return how many boxes (blocks) they ran.
+    """
+    bars = _bar(options, desc)
+    if options.scheduler is None:
+        with bars(total) as bar:
+            return local(*args, bar, impl)
+    with connect(options.scheduler, options.spelling) as client:
+        return cluster(client, *args, lambda blocks: bars(blocks, "block"),
+                       impl and impl.name)
+
+
+def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: Any = True,
+             index_dtype: Any = None, key: str | None = None, out: str | None = None,
+             options: Options = Options(), func: str = "topk"
+             ) -> tuple[tuple[np.ndarray, np.ndarray] | None, dict[str, Any]]:
+    """Top-k of the array at ``path``: ``((values, indices) or None, record)``.
+
+    With ``out``, writes an ``.npz`` of ``values`` and ``indices`` there and
+    returns None for the arrays; without, returns them.  Every argument and
+    the output's target are checked before any work.
+    """
+    start, names = time.perf_counter(), options.spelling
+    with ExitStack() as stack:
+        source = _closing(stack, open_source(path, key, role=names.input))
+        spec = topk_spec(func, ArrayMeta(source.shape, source.dtype), k, axis, largest,
+                         sorted, index_dtype)
+        used, impl = _backends(func, source.dtype, options)
+        chunk_bytes = _check_chunk_bytes(func, options)
+        work = math.prod(spec.out_shape) > 0  # an empty result needs no reading
+        if work:
+            source.check_budget(chunk_bytes)
+        output = _open(stack, out, [(names.input.label(path), path)], names)
+        writers = _writers(stack, output, {"values": (spec.out_shape, spec.out_dtype),
+                                           "indices": (spec.out_shape, spec.index_dtype)},
+                           source.reversed_layout)
+        values, indices = writers["values"], writers["indices"]
+        chunks = _work(options, "topk", source.nbytes, impl, stream_topk, cluster_topk,
+                       source, spec, chunk_bytes, values, indices) if work else 0
+        if output is not None:
+            pack_npz(output.handle, {name: w.handle for name, w in writers.items()})
+        record = _record(
+            "topk", start, input=str(path), shape=list(spec.shape), dtype=str(spec.dtype),
+            k=spec.k, axis=int(axis), largest=spec.largest, sorted=spec.sorted,
+            values_shape=list(spec.out_shape), index_dtype=str(spec.index_dtype),
+            backend=used, block_backend=impl and impl.name, output=_fspath(out), chunks=chunks,
+            chunk_bytes=chunk_bytes, scheduler=_shown(options.scheduler),
+        )
+        _finish(output, options, record)
+    return (None if output is not None else (values.array, indices.array)), record
+
+
+def _index_source(index: Any, index_key: str | None, names: Spelling, func: str
+                  ) -> tuple[Source, list[tuple[str, str]]]:
+    """The gather index, a file (a path) or an array in memory, and the files it reads."""
+    if isinstance(index, (str, os.PathLike)):
+        path = os.fspath(index)
+        return open_source(path, index_key, role=names.index), [(names.index.label(path), path)]
+    if index_key is not None:
+        raise InvalidArgumentError(f"{func}(): index_key={index_key!r} names an array in an "
+                                   f"index file, but index is an array (pass a path, or "
+                                   f"no index_key)")
+    return MemorySource("<array>", as_ndarray(index, func, "index"), names.index), []
+
+
+def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
+               index_key: str | None = None, out: str | None = None,
+               options: Options = Options(), func: str = "gather"
+               ) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """Gather along ``dim`` from ``path`` at ``index``: ``(array or None, record)``.
+
+    ``index`` is a path or an array.  With ``out``, writes a ``.npy`` there
+    and returns None for the array; without, returns it.  Every argument and
+    the output's target are checked before any work.
+    """
+    start, names = time.perf_counter(), options.spelling
+    with ExitStack() as stack:
+        x = _closing(stack, open_source(path, key, role=names.input))
+        idx, index_files = _index_source(index, index_key, names, func)
+        _closing(stack, idx)
+        spec = gather_spec(func, ArrayMeta(x.shape, x.dtype), dim,
+                           ArrayMeta(idx.shape, idx.dtype))
+        used, impl = _backends(func, x.dtype, options)
+        chunk_bytes = _check_chunk_bytes(func, options)
+        work = idx.size > 0  # an empty index needs no reading
+        if work:
+            x.check_budget(chunk_bytes)
+            idx.check_budget(chunk_bytes)
+        output = _open(stack, out, [(names.input.label(path), path), *index_files], names)
+        (writer,) = _writers(stack, output, {"out": (spec.out_shape, spec.out_dtype)},
+                             idx.reversed_layout).values()
+        chunks = _work(options, "gather", idx.nbytes, impl, stream_gather, cluster_gather,
+                       x, idx, spec, chunk_bytes, writer) if work else 0
+        record = _record(
+            "gather", start, input=str(path), index=idx.path, shape=list(spec.shape),
+            dtype=str(spec.dtype), index_shape=list(spec.index_shape),
+            index_dtype=str(idx.dtype), dim=int(dim), out_shape=list(spec.out_shape),
+            backend=used, block_backend=impl and impl.name, output=_fspath(out), chunks=chunks,
+            chunk_bytes=chunk_bytes, scheduler=_shown(options.scheduler),
+        )
+        _finish(output, options, record)
+    return (None if output is not None else writer.array), record
