@@ -138,7 +138,7 @@ def _held_by_axisops(snapshot):
     return sum(stat.size for stat in held.statistics("filename"))
 
 
-def test_memory_stays_at_the_running_top_k():
+def test_memory_stays_at_the_running_top_k(monkeypatch):
     """Blocks go through and nothing of them stays: memory does not grow with the stream.
 
     The object holds k values and indices per row and one range; and allocations made
@@ -147,6 +147,7 @@ def test_memory_stays_at_the_running_top_k():
     the first mark is 300 blocks later (one-off allocations before it), and other
     threads' allocations and cyclic garbage (collected first) are left out.
     """
+    monkeypatch.setattr(axisops.config, "_num_threads", 1)  # no pool threads' bookkeeping
     s = StreamingTopK(5, axis=1)
     rng = np.random.default_rng(1)
 
@@ -165,7 +166,9 @@ def test_memory_stays_at_the_running_top_k():
         tracemalloc.stop()
     assert s.seen == 200_000
     assert [a.shape for a in s._best] == [(4, 5), (4, 5)] and s._ranges == [(0, 200_000)]
-    assert grown < 2_000, grown
+    # Keeping any block (3.2 KB each) would grow 4.8 MB; memos and caches filling up
+    # elsewhere in a long test session stay far below this bound.
+    assert grown < 64_000, grown
 
 
 def test_ranges_given_out_of_order_join_up():
