@@ -1,10 +1,12 @@
 """Shared pieces of the axisops.ascend tests: device buffers and tensors (the ``stream``
-fixture is in conftest.py)."""
+fixture is in conftest.py), and the few white-box looks at the emulator's state that no
+public call gives (every test reaches the internals through here)."""
 
 import ml_dtypes
 import numpy as np
 
 from axisops.ascend import acl, aclnn
+from axisops.ascend._context import CONTEXT
 
 H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 ND = acl.ACL_FORMAT_ND
@@ -52,3 +54,25 @@ def tensor(ptr, dims, data_type, strides=None, offset=0, storage=None):
 def host_tensor(host, data_type):
     """Device memory holding ``host`` (row-major) and a contiguous tensor over it."""
     return tensor(put(host), host.shape, data_type)
+
+
+def end_runtime():
+    """Finalise whatever runtime is left (100001: there was none), and clear the message."""
+    assert acl.finalize() in (0, acl.ACL_ERROR_UNINITIALIZE)
+    acl.get_recent_err_msg()
+
+
+def memory(space=None):
+    """The bytes of every live region (of one space: "device" or "host"), by base address:
+    what a failed call must leave unchanged."""
+    return {r.base: bytes(r.data) for r in CONTEXT.space.regions(space)}
+
+
+def pending(stream):
+    """How many tasks wait on ``stream`` (None or 0: the default stream)."""
+    return CONTEXT.find_stream(stream).pending
+
+
+def device_bytes():
+    """The bytes the emulated device has allocated (its accounting, against its 64 GiB)."""
+    return CONTEXT.space.device_bytes

@@ -53,15 +53,14 @@ def backend(request) -> str:
 def stream():
     """axisops.ascend: an initialised runtime, device 0 set, one stream; finalised after."""
     from axisops.ascend import acl
-    from axisops.ascend.runtime import CONTEXT
 
     assert acl.init() == 0 and acl.rt.set_device(0) == 0
     handle, ret = acl.rt.create_stream()
     assert ret == 0
     acl.get_recent_err_msg()
     yield handle
-    if CONTEXT.initialized:
-        assert acl.finalize() == 0
+    assert acl.finalize() in (0, acl.ACL_ERROR_UNINITIALIZE)  # 100001: the test finalised it
+    acl.get_recent_err_msg()
 
 
 @pytest.fixture

@@ -24,11 +24,10 @@ import pytest
 
 from axisops import InvalidArgumentError
 from axisops.ascend import acl, aclnn
-from axisops.ascend.executors import Executor
-from axisops.ascend.runtime import CONTEXT
-from axisops.ascend.status import describe
+from axisops.ascend._context import CONTEXT  # white-box: the state a call must not change
+from axisops.ascend._executors import Executor  # white-box: an executor with a crafted task
 
-from ascend_helpers import host_tensor, put, tensor
+from ascend_helpers import end_runtime, host_tensor, memory, put, tensor
 
 
 class Unprintable(Exception):
@@ -206,15 +205,21 @@ def kit():
                out=tensor(put(np.zeros(8, np.float32)), (4, 2), acl.ACL_FLOAT),
                values=tensor(put(np.zeros(4, np.float32)), (4, 1), acl.ACL_FLOAT),
                indices=tensor(put(np.zeros(4, np.int64)), (4, 1), I64))
-    if CONTEXT.initialized:
-        assert acl.finalize() == 0
+    end_runtime()
 
 
 def _state():
     """Everything a call could change: init, device, streams, memory, registrations."""
     streams = {h: s.pending for h, s in CONTEXT.streams.items()}
-    memory = {r.base: (r.space, bytes(r.data)) for r in CONTEXT.space.regions()}
-    return CONTEXT.initialized, CONTEXT.device_refs, streams, memory
+    return CONTEXT.initialized, CONTEXT.device_refs, streams, memory("device"), memory("host")
+
+
+def _text(exc: Exception) -> str:
+    """``"TypeName: message"``, or the type's name alone when ``str(exc)`` raises."""
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:
+        return type(exc).__name__
 
 
 def _call(entry: Entry, args: dict) -> tuple:
@@ -222,7 +227,7 @@ def _call(entry: Entry, args: dict) -> tuple:
     try:
         return "returned", entry.func(**args)
     except Exception as exc:
-        return "raised", type(exc), describe(exc)
+        return "raised", type(exc), _text(exc)
 
 
 def _prepare(name: str, entry: Entry, kit: dict) -> dict:

@@ -1,16 +1,21 @@
 """The ported CANN samples, the docs' example and messages, the docstrings, the import cost."""
 
+import ast
 import contextlib
 import doctest
 import importlib
 import io
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from axisops.ascend.runtime import CONTEXT
+import axisops.ascend
+from axisops.ascend import acl, aclnn
+
+from ascend_helpers import end_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,22 +44,73 @@ def test_import_is_light():
     assert done.stdout.strip() == "[]", done.stderr
 
 
-MODULES = ["axisops.ascend", "axisops.ascend.acl", "axisops.ascend.aclnn",
-           "axisops.ascend.constants", "axisops.ascend.status", "axisops.ascend.memory",
-           "axisops.ascend.streams", "axisops.ascend.rt", "axisops.ascend.util",
-           "axisops.ascend.tensors", "axisops.ascend.executors", "axisops.ascend.checks",
-           "axisops.ascend.gather_op", "axisops.ascend.topk_op", "axisops.ascend.runtime",
-           "axisops.ascend.boundary"]
+#: Every module of the package, found in the tree (not kept by hand).
+MODULES = ["axisops.ascend", *(found.name for found in pkgutil.walk_packages(
+    axisops.ascend.__path__, "axisops.ascend."))]
+#: What a pyACL program imports; every other module's name has a part starting with "_".
+PUBLIC = {"axisops.ascend", "axisops.ascend.acl", "axisops.ascend.acl.rt",
+          "axisops.ascend.acl.util", "axisops.ascend.aclnn"}
+
+
+def test_the_public_surface_is_acl_and_aclnn_and_the_rest_is_private():
+    assert {name for name in MODULES
+            if not any(part.startswith("_") for part in name.split("."))} == PUBLIC
+    assert len(MODULES) > len(PUBLIC)  # the walk did find the private modules
+    assert axisops.ascend.__all__ == ["acl", "aclnn"]
+    assert (acl.rt, acl.util) == (sys.modules["axisops.ascend.acl.rt"],
+                                  sys.modules["axisops.ascend.acl.util"])
+    functions = {"init", "finalize", "get_recent_err_msg", "rt", "util"}
+    assert {name for name in acl.__all__ if not name.startswith("ACL_")} == functions
+    assert {name for name in aclnn.__all__ if not name.startswith("ACLNN_")} == {
+        "AclTensor", "Executor", "aclCreateTensor", "aclDestroyTensor", "aclGetRecentErrMsg",
+        "aclSetAclOpExecutorRepeatable", "aclDestroyAclOpExecutor", "aclnnGather",
+        "aclnnGatherGetWorkspaceSize", "aclnnTopk", "aclnnTopkGetWorkspaceSize"}
+    for module in (acl, acl.rt, acl.util, aclnn):
+        assert all(hasattr(module, name) for name in module.__all__), module
+
+
+#: The layers of the package, lowest first: each part imports only parts before it.
+LAYERS = ["_constants", "_boundary", "_memory", "_context", "_tensors", "_executors", "_ops",
+          "acl", "aclnn"]
+PACKAGE = Path(axisops.ascend.__file__).parent
+
+
+def _imported_parts(path):
+    """The parts of the package (``LAYERS`` names) that the module at ``path`` imports."""
+    folder = path.relative_to(PACKAGE).parts[:-1]  # what "." means in that file
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        up = node.level - 1 if isinstance(node, ast.ImportFrom) and node.level else None
+        if up is None or up > len(folder):
+            continue  # absolute, or above axisops.ascend (axisops.errors, axisops.ops ...)
+        base = folder[:len(folder) - up]
+        targets = [base + tuple(node.module.split("."))] if node.module else \
+            [base + (alias.name,) for alias in node.names]
+        found |= {target[0] for target in targets if target and target[0] in LAYERS}
+    return found
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    checked = 0
+    for path in PACKAGE.rglob("*.py"):
+        own = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        if own == "__init__":
+            continue
+        assert own in LAYERS, f"{path} is in no layer: add it to LAYERS (and the docstring)"
+        above = {part for part in _imported_parts(path)
+                 if LAYERS.index(part) > LAYERS.index(own)}
+        assert not above, f"{path.relative_to(PACKAGE)} imports {sorted(above)}"
+        checked += 1
+    assert checked == len(MODULES) - 1  # every module but the package itself
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    if CONTEXT.initialized:  # the examples start from a fresh runtime
-        CONTEXT.finalize()
+    end_runtime()  # the examples start from a fresh runtime
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
-    assert not CONTEXT.initialized  # and leave none behind
+    assert acl.finalize() == acl.ACL_ERROR_UNINITIALIZE  # and leave none behind
 
 
 DOCS = (ROOT / "docs" / "ascend.md").read_text()
@@ -66,7 +122,7 @@ def test_docs_example_runs_and_prints_the_sample_result():
     with contextlib.redirect_stdout(printed):
         exec(compile(code, "docs/ascend.md", "exec"), {})
     assert printed.getvalue() == "[0, 3, 4, 7, 6, 5, 2, 1]\n"
-    assert not CONTEXT.initialized
+    assert acl.finalize() == acl.ACL_ERROR_UNINITIALIZE  # the example finalised its runtime
 
 
 MESSAGES = """

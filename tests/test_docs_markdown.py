@@ -116,9 +116,10 @@ def run_block(block: Block, filename: str, namespace: dict) -> int:
 def clean_ascend_runtime():
     """Snippets may leave the Ascend emulator initialised; later tests need it fresh."""
     yield
-    runtime = sys.modules.get("axisops.ascend.runtime")
-    if runtime is not None and runtime.CONTEXT.initialized:
-        runtime.CONTEXT.finalize()
+    acl = sys.modules.get("axisops.ascend.acl")
+    if acl is not None:  # finalise through the public API (100001 when nothing was left)
+        acl.finalize()
+        acl.get_recent_err_msg()
 
 
 RUNNABLE = [path for path in FILES if any(b.not_run is None for b in python_blocks(path))]

@@ -9,6 +9,34 @@ address space the emulator owns, so a wrong pointer or length is a status
 code, never a crash.  The computation is :func:`axisops.gather` /
 :func:`axisops.topk`.  See ``docs/ascend.md``.
 
+The public API is exactly what a pyACL program imports:
+
+- :mod:`axisops.ascend.acl`: ``acl.init``, ``acl.finalize``,
+  ``acl.get_recent_err_msg``, the namespaces ``acl.rt`` (devices, streams,
+  device memory) and ``acl.util`` (host pointers), and every ``ACL_*``
+  constant of ``acl_base.h`` / ``acl_rt.h``;
+- :mod:`axisops.ascend.aclnn`: ``aclCreateTensor`` / ``aclDestroyTensor``,
+  the two phases of ``aclnnGather`` and ``aclnnTopk``, the executor calls,
+  ``aclGetRecentErrMsg``, the ``ACLNN_*`` status codes, and the handle types
+  ``AclTensor`` and ``Executor``.
+
+Everything whose name starts with an underscore is internal and may change.
+The internals are layers, lowest first, and each imports only the layers
+before it (``tests/test_ascend_samples.py`` checks it):
+
+1. ``_constants``: every number of the headers, defined once;
+2. ``_boundary``: the wrapper that turns any argument into a status code, and
+   the per-thread recent-error message;
+3. ``_memory``: the emulated address space (pointers are ints into it);
+4. ``_context``: the runtime state (init, device, streams and their queues);
+5. ``_tensors``: ``aclTensor`` and where a view lives in device memory;
+6. ``_executors``: ``aclOpExecutor`` and the checks of phase 2;
+7. ``_ops``: one module per operator, with its phase-1 rules and queued work;
+
+then the public ``acl`` (``acl/__init__.py``, ``acl/rt.py``, ``acl/util.py``)
+and ``aclnn``.  A new operator is a module in ``_ops`` and two functions in
+``aclnn``; a new runtime call is a function in ``acl/rt.py``.
+
 >>> import numpy as np
 >>> from axisops.ascend import acl, aclnn
 >>> acl.init(), acl.rt.set_device(0)

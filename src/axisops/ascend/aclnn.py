@@ -45,33 +45,20 @@ aclnnTopk(): executor #... (aclnnTopk) is single use and was already launched ..
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-from .boundary import returns_code
-from .checks import Refusal
-from .constants import (
-    ACLNN_ERR_INNER,
-    ACLNN_ERR_INNER_NULLPTR,
-    ACLNN_ERR_PARAM_INVALID,
-    ACLNN_ERR_PARAM_NULLPTR,
-    ACLNN_ERR_RUNTIME_ERROR,
-    ACLNN_SUCCESS,
-)
-from .executors import Executor, destroy, launch, set_repeatable
-from .gather_op import plan_gather
-from .runtime import CONTEXT
-from .status import describe, fail, show, take_recent
-from .tensors import AclTensor, create_tensor
-from .topk_op import plan_topk
+from . import _constants
+from ._boundary import Failure, aclnn_call, describe, fail, show, take_recent
+from ._constants import ACLNN_ERR_INNER, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS
+from ._context import CONTEXT
+from ._executors import Executor, destroy, launch, set_repeatable
+from ._ops import plan_gather, plan_topk
+from ._tensors import AclTensor, create_tensor
+
+# ACLNN_SUCCESS, ACLNN_ERR_PARAM_INVALID, ...: every ACLNN_* code, defined once in _constants.
+globals().update(_constants.ACLNN_EXPORTS)
 
 __all__ = [
-    "ACLNN_ERR_INNER",
-    "ACLNN_ERR_INNER_NULLPTR",
-    "ACLNN_ERR_PARAM_INVALID",
-    "ACLNN_ERR_PARAM_NULLPTR",
-    "ACLNN_ERR_RUNTIME_ERROR",
-    "ACLNN_SUCCESS",
     "AclTensor",
     "Executor",
     "aclCreateTensor",
@@ -83,11 +70,8 @@ __all__ = [
     "aclnnGatherGetWorkspaceSize",
     "aclnnTopk",
     "aclnnTopkGetWorkspaceSize",
+    *_constants.ACLNN_EXPORTS,
 ]
-
-
-#: Every call returns its status code; whatever escapes a call is ACLNN_ERR_INNER.
-_call = partial(returns_code, invalid=ACLNN_ERR_PARAM_INVALID, internal=ACLNN_ERR_INNER)
 
 
 def _no_tensor(code: int) -> None:
@@ -99,7 +83,7 @@ def _no_executor(code: int) -> tuple[int, None, int]:
 
 
 # --- tensors --------------------------------------------------------------------------
-@_call("aclCreateTensor()", failure=_no_tensor)
+@aclnn_call("aclCreateTensor()", failure=_no_tensor)
 def aclCreateTensor(view_dims: Any, data_type: int, stride: Any, offset: int, format: int,
                     storage_dims: Any, tensor_data: int) -> AclTensor | None:
     """``aclCreateTensor``: a tensor handle, or None (with a message) where C returns NULL.
@@ -119,7 +103,7 @@ def aclCreateTensor(view_dims: Any, data_type: int, stride: Any, offset: int, fo
     return create_tensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data)
 
 
-@_call("aclDestroyTensor()")
+@aclnn_call("aclDestroyTensor()")
 def aclDestroyTensor(tensor: AclTensor | None) -> int:
     """``aclDestroyTensor``: 0; destroying None does nothing, as in CANN.
 
@@ -148,7 +132,7 @@ def aclGetRecentErrMsg() -> str | None:
 
 
 # --- executors ------------------------------------------------------------------------------
-@_call("aclSetAclOpExecutorRepeatable()", invalid=ACLNN_ERR_INNER)
+@aclnn_call("aclSetAclOpExecutorRepeatable()", invalid=ACLNN_ERR_INNER)
 def aclSetAclOpExecutorRepeatable(executor: Executor) -> int:
     """Make a phase-1 executor reusable until :func:`aclDestroyAclOpExecutor`.
 
@@ -158,7 +142,7 @@ def aclSetAclOpExecutorRepeatable(executor: Executor) -> int:
     return set_repeatable(executor)
 
 
-@_call("aclDestroyAclOpExecutor()", invalid=ACLNN_ERR_INNER)
+@aclnn_call("aclDestroyAclOpExecutor()", invalid=ACLNN_ERR_INNER)
 def aclDestroyAclOpExecutor(executor: Executor) -> int:
     """Release a repeatable (or never launched) executor; its queued work still runs."""
     return destroy(executor)
@@ -169,14 +153,14 @@ def _phase1(func: str, plan: Any, *args: Any) -> tuple[int, Executor | None, int
     with CONTEXT.lock:
         try:
             executor = plan(*args)
-        except Refusal as refusal:
+        except Failure as refusal:
             return 0, None, fail(refusal.code, f"{func}(): {refusal.message}")
         except Exception as exc:  # a bug in the emulator must still be a status code
             return 0, None, fail(ACLNN_ERR_INNER, f"{func}(): internal error {describe(exc)}")
         return executor.workspace_size, executor, ACLNN_SUCCESS
 
 
-@_call("aclnnGatherGetWorkspaceSize()", failure=_no_executor)
+@aclnn_call("aclnnGatherGetWorkspaceSize()", failure=_no_executor)
 def aclnnGatherGetWorkspaceSize(self: AclTensor, dim: int, index: AclTensor,
                                 out: AclTensor) -> tuple[int, Executor | None, int]:
     """Phase 1 of aclnnGather (``torch.gather``): ``workspace_size, executor, ret``.
@@ -194,7 +178,7 @@ def aclnnGatherGetWorkspaceSize(self: AclTensor, dim: int, index: AclTensor,
     return _phase1("aclnnGatherGetWorkspaceSize", plan_gather, self, dim, index, out)
 
 
-@_call("aclnnGather()")
+@aclnn_call("aclnnGather()")
 def aclnnGather(workspace: int | None, workspace_size: int, executor: Executor,
                 stream: int | None) -> int:
     """Phase 2 of aclnnGather: enqueue the work on ``stream`` (None or 0: default stream).
@@ -206,7 +190,7 @@ def aclnnGather(workspace: int | None, workspace_size: int, executor: Executor,
     return launch("aclnnGather", workspace, workspace_size, executor, stream)
 
 
-@_call("aclnnTopkGetWorkspaceSize()", failure=_no_executor)
+@aclnn_call("aclnnTopkGetWorkspaceSize()", failure=_no_executor)
 def aclnnTopkGetWorkspaceSize(self: AclTensor, k: int, dim: int, largest: bool, sorted: bool,
                               values_out: AclTensor,
                               indices_out: AclTensor) -> tuple[int, Executor | None, int]:
@@ -224,7 +208,7 @@ def aclnnTopkGetWorkspaceSize(self: AclTensor, k: int, dim: int, largest: bool, 
                    values_out, indices_out)
 
 
-@_call("aclnnTopk()")
+@aclnn_call("aclnnTopk()")
 def aclnnTopk(workspace: int | None, workspace_size: int, executor: Executor,
               stream: int | None) -> int:
     """Phase 2 of aclnnTopk: enqueue the work on ``stream`` (None or 0: default stream)."""

@@ -21,8 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import topk
-from .checks import (
+from ...ops import topk
+from .._constants import ACL_INT64
+from .._context import CONTEXT
+from .._executors import Executor
+from .._tensors import AclTensor, device_view
+from .rules import (
+    REAL_TYPES,
     invalid,
     require_bool,
     require_dim,
@@ -33,40 +38,18 @@ from .checks import (
     require_tensors,
     require_unique_outputs,
 )
-from .constants import (
-    ACL_BF16,
-    ACL_DOUBLE,
-    ACL_FLOAT,
-    ACL_FLOAT16,
-    ACL_INT8,
-    ACL_INT16,
-    ACL_INT32,
-    ACL_INT64,
-    ACL_UINT8,
-    ACL_UINT16,
-    ACL_UINT32,
-    ACL_UINT64,
-)
-from .executors import Executor
-from .runtime import CONTEXT
-from .tensors import AclTensor, device_view
-
-__all__ = ["TOPK_SELF_TYPES", "plan_topk"]
 
 OP = "aclnnTopk"
-#: The data types of ``self`` (and ``values_out``) aclnnTopk supports.
-TOPK_SELF_TYPES = (ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32,
-                   ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64)
 
 
 def plan_topk(self: Any, k: Any, dim: Any, largest: Any, sorted: Any, values_out: Any,
               indices_out: Any) -> Executor:
-    """Check every rule, in order; raise ``Refusal`` or return the executor."""
+    """Check every rule, in order; raise ``Failure`` or return the executor."""
     require_tensors(self=self, values_out=values_out, indices_out=indices_out)
     d = require_dim("dim", dim, self.rank)
     kk = _check_k(self, k, d)
     big, srt = require_bool("largest", largest), require_bool("sorted", sorted)
-    require_dtype("self", self, TOPK_SELF_TYPES)
+    require_dtype("self", self, REAL_TYPES)
     if values_out.data_type != self.data_type:
         raise invalid(f"values_out.dataType={values_out.type_name} differs from self.dataType="
                       f"{self.type_name} (need the same type)")

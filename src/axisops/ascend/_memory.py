@@ -19,7 +19,7 @@ before any byte is touched.
 >>> space.span(region.base + 4, 13, want="device", write=True, name="dst")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-axisops.ascend.memory.MemoryFault: dst=0x100000000004 with count=13 runs past the end of ...
+axisops.ascend._memory.MemoryFault: dst=0x100000000004 with count=13 runs past the end of ...
 """
 
 from __future__ import annotations
@@ -31,17 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .status import show
-
-__all__ = [
-    "DEVICE_BASE",
-    "DEVICE_MEMORY_BYTES",
-    "HOST_BASE",
-    "AddressSpace",
-    "MemoryFault",
-    "Region",
-    "is_int",
-]
+from ._boundary import is_int, show
 
 #: Where device allocations start in the emulated address space.
 DEVICE_BASE = 0x1000_0000_0000
@@ -57,15 +47,6 @@ _FREED_MEMORY = 4096
 
 class MemoryFault(Exception):
     """A pointer or byte range no region owns, or an access it does not allow."""
-
-
-def is_int(value: Any) -> bool:
-    """True for Python and NumPy integers, False for bool and everything else.
-
-    Decided by the value's type alone, so no code of the value's class runs.
-    """
-    kind = type(value)
-    return issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
 
 
 @dataclass(eq=False)

@@ -1,15 +1,14 @@
-"""The phase-1 rules both operators share, each raising :class:`Refusal` with its code.
+"""The phase-1 rules the operators share, each raising a ``Failure`` with its code.
 
 A phase-1 function runs its rules in the spec's order; the first
-:class:`Refusal` decides the code and the message ``aclGetRecentErrMsg``
-returns.  The rules after the spec's (placement in memory, outputs that
-address an element twice or overlap) come last.
+:class:`~axisops.ascend._boundary.Failure` decides the code and the message
+``aclGetRecentErrMsg`` returns.  The rules after the spec's (placement in
+memory, outputs that address an element twice or overlap) come last.
 
->>> from axisops.ascend.checks import Refusal, require_int
 >>> try:
 ...     require_int("dim", True)
-... except Refusal as r:
-...     print(r.code, r.message)
+... except Failure as refusal:
+...     print(refusal.code, refusal.message)
 161002 dim=True (bool) is invalid (need an integer)
 """
 
@@ -20,44 +19,38 @@ from typing import Any
 
 import numpy as np
 
-from .constants import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, DTYPE_NAMES
-from .memory import is_int
-from .runtime import CONTEXT
-from .status import show
-from .tensors import AclTensor, addresses_an_element_twice, device_view, placement_problem
+from .._boundary import Failure, is_int, show
+from .._constants import (
+    ACL_BF16,
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_INT8,
+    ACL_INT16,
+    ACL_INT32,
+    ACL_INT64,
+    ACL_UINT8,
+    ACL_UINT16,
+    ACL_UINT32,
+    ACL_UINT64,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    DTYPE_NAMES,
+)
+from .._context import CONTEXT
+from .._tensors import AclTensor, addresses_an_element_twice, device_view, placement_problem
 
-__all__ = [
-    "MAX_DIMS",
-    "Refusal",
-    "invalid",
-    "require_bool",
-    "require_dim",
-    "require_dtype",
-    "require_int",
-    "require_placed",
-    "require_rank",
-    "require_tensors",
-    "require_unique_outputs",
-    "type_names",
-]
-
+#: The real (not complex, not bool) data types, which both operators take as ``self``.
+REAL_TYPES = (ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32,
+              ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64)
 #: The most dimensions an aclnn tensor may have here.
 MAX_DIMS = 8
 _TOO_HARD = getattr(np, "exceptions", np).TooHardError
 
 
-class Refusal(Exception):
-    """A phase-1 rule is broken: the status ``code`` and the ``message`` to record."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(code, message)
-        self.code = code
-        self.message = message
-
-
-def invalid(message: str) -> Refusal:
-    """A ``Refusal(ACLNN_ERR_PARAM_INVALID, message)`` to raise."""
-    return Refusal(ACLNN_ERR_PARAM_INVALID, message)
+def invalid(message: str) -> Failure:
+    """A ``Failure(ACLNN_ERR_PARAM_INVALID, message)`` to raise."""
+    return Failure(ACLNN_ERR_PARAM_INVALID, message)
 
 
 def type_names(types: Iterable[int]) -> str:
@@ -69,7 +62,7 @@ def require_tensors(**tensors: Any) -> None:
     """Every tensor given is not None (161001), then a live aclTensor (161002)."""
     for name, tensor in tensors.items():
         if tensor is None:
-            raise Refusal(ACLNN_ERR_PARAM_NULLPTR, f"{name} is None (NULL)")
+            raise Failure(ACLNN_ERR_PARAM_NULLPTR, f"{name} is None (NULL)")
     for name, tensor in tensors.items():
         if not issubclass(type(tensor), AclTensor):
             raise invalid(f"{show(name, tensor)} is not an aclTensor (need the result of "

@@ -28,12 +28,10 @@ at 0x... (offset 4, need offset + count <= 8) (kind=ACL_MEMCPY_DEVICE_TO_DEVICE)
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-from .boundary import returns_code
-from .constants import (
-    ACL_ERROR_INTERNAL_ERROR,
+from .._boundary import acl_call, brief, fail, is_int, is_null, show
+from .._constants import (
     ACL_ERROR_INVALID_DEVICE,
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -44,10 +42,10 @@ from .constants import (
     ACL_MEMCPY_HOST_TO_DEVICE,
     ACL_MEMCPY_HOST_TO_HOST,
     MEMCPY_KIND_NAMES,
+    listing,
 )
-from .memory import DEVICE_MEMORY_BYTES, AddressSpace, MemoryFault, is_int
-from .runtime import CONTEXT
-from .status import brief, fail, show
+from .._context import CONTEXT
+from .._memory import DEVICE_MEMORY_BYTES, AddressSpace, MemoryFault
 
 __all__ = [
     "create_stream",
@@ -70,10 +68,6 @@ _SPACES = {
 }
 
 
-#: Every call returns a status code; whatever escapes a call is ACL_ERROR_INTERNAL_ERROR.
-_call = partial(returns_code, invalid=ACL_ERROR_INVALID_PARAM, internal=ACL_ERROR_INTERNAL_ERROR)
-
-
 def _null_and(code: int) -> tuple[int, int]:
     return 0, code
 
@@ -93,7 +87,7 @@ def _device_id(func: str, device_id: Any) -> int:
 
 
 # --- devices ---------------------------------------------------------------------------
-@_call("acl.rt.set_device()")
+@acl_call("acl.rt.set_device()")
 def set_device(device_id: int) -> int:
     """``aclrtSetDevice``: make device 0 current (reference counted).
 
@@ -108,7 +102,7 @@ def set_device(device_id: int) -> int:
         return ret
 
 
-@_call("acl.rt.reset_device()")
+@acl_call("acl.rt.reset_device()")
 def reset_device(device_id: int) -> int:
     """``aclrtResetDevice``: undo one ``set_device``; the last one releases the device.
 
@@ -126,7 +120,7 @@ def reset_device(device_id: int) -> int:
 
 
 # --- streams -------------------------------------------------------------------------------
-@_call("acl.rt.create_stream()", failure=_null_and)
+@acl_call("acl.rt.create_stream()", failure=_null_and)
 def create_stream() -> tuple[int, int]:
     """``aclrtCreateStream``: ``stream, ret``; the stream is an int handle (0 on failure).
 
@@ -139,16 +133,7 @@ def create_stream() -> tuple[int, int]:
         return (0, ret) if ret else (CONTEXT.new_stream().handle, 0)
 
 
-def _stream(func: str, stream: Any) -> Any:
-    found = CONTEXT.find_stream(stream)
-    if found is None:
-        return fail(ACL_ERROR_INVALID_PARAM,
-                    f"{func}: stream={brief(stream)} is not a live stream (never created, or "
-                    f"already destroyed)")
-    return found
-
-
-@_call("acl.rt.synchronize_stream()")
+@acl_call("acl.rt.synchronize_stream()")
 def synchronize_stream(stream: int | None) -> int:
     """``aclrtSynchronizeStream``: run the stream's queued work, in order.
 
@@ -158,14 +143,14 @@ def synchronize_stream(stream: int | None) -> int:
     """
     func = "acl.rt.synchronize_stream()"
     with CONTEXT.lock:
-        found = CONTEXT.ready(func) or _stream(func, stream)
+        found = CONTEXT.ready(func) or CONTEXT.live_stream(func, stream, ACL_ERROR_INVALID_PARAM)
         if is_int(found):
             return found
         failure = found.run_all()
         return 0 if failure is None else fail(failure[0], f"{func}: {failure[1]}")
 
 
-@_call("acl.rt.destroy_stream()")
+@acl_call("acl.rt.destroy_stream()")
 def destroy_stream(stream: int) -> int:
     """``aclrtDestroyStream``: run the stream's pending work, then destroy it.
 
@@ -176,11 +161,11 @@ def destroy_stream(stream: int) -> int:
         ret = CONTEXT.ready(func)
         if ret:
             return ret
-        if stream is None or (is_int(stream) and stream == 0):
+        if is_null(stream):
             return fail(ACL_ERROR_INVALID_PARAM,
                         f"{func}: stream={brief(stream)} is the default stream, which lives as "
                         f"long as the device and cannot be destroyed")
-        found = _stream(func, stream)
+        found = CONTEXT.live_stream(func, stream, ACL_ERROR_INVALID_PARAM)
         if is_int(found):
             return found
         CONTEXT.drain(found, func)
@@ -189,7 +174,7 @@ def destroy_stream(stream: int) -> int:
 
 
 # --- memory --------------------------------------------------------------------------------
-@_call("acl.rt.malloc()", failure=_null_and)
+@acl_call("acl.rt.malloc()", failure=_null_and)
 def malloc(size: int, policy: int) -> tuple[int, int]:
     """``aclrtMalloc``: ``ptr, ret``; ``size`` bytes of emulated device memory (ptr 0 on failure).
 
@@ -216,7 +201,7 @@ def malloc(size: int, policy: int) -> tuple[int, int]:
                            f"device has {DEVICE_MEMORY_BYTES} bytes)")
 
 
-@_call("acl.rt.free()")
+@acl_call("acl.rt.free()")
 def free(ptr: int) -> int:
     """``aclrtFree``: release the allocation that starts at ``ptr``.
 
@@ -237,7 +222,7 @@ def free(ptr: int) -> int:
         return fail(ACL_ERROR_INVALID_PARAM, f"{func}: {why}")
 
 
-@_call("acl.rt.host_unregister()")
+@acl_call("acl.rt.host_unregister()")
 def host_unregister(ptr: int) -> int:
     """``aclrtHostUnregister``: end the registration ``acl.util.numpy_to_ptr`` made.
 
@@ -280,7 +265,7 @@ def _not_a_base(space: AddressSpace, ptr: Any, want: str, need: str) -> str:
     return f"ptr={ptr:#x} is offset {offset} into {region.describe()} ({need})"
 
 
-@_call("acl.rt.memcpy()")
+@acl_call("acl.rt.memcpy()")
 def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
     """``aclrtMemcpy``: copy ``count`` bytes from ``src`` to ``dst``, synchronously.
 
@@ -308,8 +293,7 @@ def memcpy(dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
 
 def _copy_args(func: str, dest_max: Any, count: Any, kind: Any) -> int:
     if not is_int(kind) or int(kind) not in MEMCPY_KIND_NAMES:
-        kinds = ", ".join(f"{name} {value}" for value, name in MEMCPY_KIND_NAMES.items())
-        return _bad_int(func, "kind", kind, kinds)
+        return _bad_int(func, "kind", kind, listing(MEMCPY_KIND_NAMES))
     for name, value in (("dest_max", dest_max), ("count", count)):
         if not is_int(value) or value < 0:
             return _bad_int(func, name, value, "an integer >= 0")

@@ -24,9 +24,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import IndexOutOfRangeError
-from ..ops import gather
-from .checks import (
+from ...errors import IndexOutOfRangeError
+from ...ops import gather
+from .._boundary import Failure
+from .._constants import (
+    ACL_BOOL,
+    ACL_COMPLEX64,
+    ACL_COMPLEX128,
+    ACL_ERROR_RT_AICORE_EXCEPTION,
+    ACL_INT32,
+    ACL_INT64,
+)
+from .._context import CONTEXT
+from .._executors import Executor
+from .._tensors import AclTensor, device_view
+from .rules import (
+    REAL_TYPES,
     invalid,
     require_dim,
     require_dtype,
@@ -35,36 +48,10 @@ from .checks import (
     require_tensors,
     require_unique_outputs,
 )
-from .constants import (
-    ACL_BF16,
-    ACL_BOOL,
-    ACL_COMPLEX64,
-    ACL_COMPLEX128,
-    ACL_DOUBLE,
-    ACL_ERROR_RT_AICORE_EXCEPTION,
-    ACL_FLOAT,
-    ACL_FLOAT16,
-    ACL_INT8,
-    ACL_INT16,
-    ACL_INT32,
-    ACL_INT64,
-    ACL_UINT8,
-    ACL_UINT16,
-    ACL_UINT32,
-    ACL_UINT64,
-)
-from .executors import Executor
-from .runtime import CONTEXT
-from .status import TaskFailure
-from .tensors import AclTensor, device_view
-
-__all__ = ["GATHER_INDEX_TYPES", "GATHER_SELF_TYPES", "plan_gather"]
 
 OP = "aclnnGather"
 #: The data types of ``self`` (and ``out``) aclnnGather supports.
-GATHER_SELF_TYPES = (ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16,
-                     ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64,
-                     ACL_BOOL)
+GATHER_SELF_TYPES = (*REAL_TYPES, ACL_BOOL)
 #: The data types of ``index``.
 GATHER_INDEX_TYPES = (ACL_INT32, ACL_INT64)
 
@@ -75,7 +62,7 @@ def _shape(tensor: AclTensor) -> tuple[int, ...]:
 
 
 def plan_gather(self: Any, dim: Any, index: Any, out: Any) -> Executor:
-    """Check every rule, in order; raise ``Refusal`` or return the executor."""
+    """Check every rule, in order; raise ``Failure`` or return the executor."""
     require_tensors(self=self, index=index, out=out)
     if self.data_type in (ACL_COMPLEX64, ACL_COMPLEX128):
         raise invalid(f"self.dataType={self.type_name} is not supported by aclnnGather "
@@ -125,9 +112,9 @@ def _work(self: AclTensor, dim: int, index: AclTensor, out: AclTensor, d: int):
             result = gather(x.reshape(_shape(self)), d, idx.reshape(_shape(index)))
         except IndexOutOfRangeError as exc:
             detail = str(exc).removeprefix("gather(): ")
-            raise TaskFailure(ACL_ERROR_RT_AICORE_EXCEPTION,
-                              f"the AI Core hit an out-of-range index: {detail} (dim={dim}); "
-                              f"out was left untouched") from None
+            raise Failure(ACL_ERROR_RT_AICORE_EXCEPTION,
+                          f"the AI Core hit an out-of-range index: {detail} (dim={dim}); "
+                          f"out was left untouched") from None
         target[...] = result.reshape(target.shape)
 
     return run

@@ -21,91 +21,23 @@ from __future__ import annotations
 
 import os
 
-from . import rt, util
-from .boundary import returns_code
-from .constants import (  # the runtime constants, as pyACL programs spell them
-    ACL_BF16,
-    ACL_BOOL,
-    ACL_COMPLEX64,
-    ACL_COMPLEX128,
-    ACL_DOUBLE,
-    ACL_ERROR_INTERNAL_ERROR,
-    ACL_ERROR_INVALID_DEVICE,
+from .. import _constants
+from .._boundary import acl_call, brief, fail, take_recent
+from .._constants import (
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_REPEAT_INITIALIZE,
-    ACL_ERROR_RT_AICORE_EXCEPTION,
-    ACL_ERROR_RT_CONTEXT_NULL,
-    ACL_ERROR_RT_MEMORY_ALLOCATION,
     ACL_ERROR_UNINITIALIZE,
-    ACL_FLOAT,
-    ACL_FLOAT16,
-    ACL_FORMAT_NCHW,
-    ACL_FORMAT_ND,
-    ACL_FORMAT_NHWC,
-    ACL_INT8,
-    ACL_INT16,
-    ACL_INT32,
-    ACL_INT64,
-    ACL_MEM_MALLOC_HUGE_FIRST,
-    ACL_MEM_MALLOC_HUGE_ONLY,
-    ACL_MEM_MALLOC_NORMAL_ONLY,
-    ACL_MEMCPY_DEVICE_TO_DEVICE,
-    ACL_MEMCPY_DEVICE_TO_HOST,
-    ACL_MEMCPY_HOST_TO_DEVICE,
-    ACL_MEMCPY_HOST_TO_HOST,
-    ACL_SUCCESS,
-    ACL_UINT8,
-    ACL_UINT16,
-    ACL_UINT32,
-    ACL_UINT64,
 )
-from .runtime import CONTEXT
-from .status import brief, fail, take_recent
+from .._context import CONTEXT
+from . import rt, util
 
-__all__ = [
-    "ACL_BF16",
-    "ACL_BOOL",
-    "ACL_COMPLEX64",
-    "ACL_COMPLEX128",
-    "ACL_DOUBLE",
-    "ACL_ERROR_INTERNAL_ERROR",
-    "ACL_ERROR_INVALID_DEVICE",
-    "ACL_ERROR_INVALID_PARAM",
-    "ACL_ERROR_REPEAT_INITIALIZE",
-    "ACL_ERROR_RT_AICORE_EXCEPTION",
-    "ACL_ERROR_RT_CONTEXT_NULL",
-    "ACL_ERROR_RT_MEMORY_ALLOCATION",
-    "ACL_ERROR_UNINITIALIZE",
-    "ACL_FLOAT",
-    "ACL_FLOAT16",
-    "ACL_FORMAT_NCHW",
-    "ACL_FORMAT_ND",
-    "ACL_FORMAT_NHWC",
-    "ACL_INT8",
-    "ACL_INT16",
-    "ACL_INT32",
-    "ACL_INT64",
-    "ACL_MEMCPY_DEVICE_TO_DEVICE",
-    "ACL_MEMCPY_DEVICE_TO_HOST",
-    "ACL_MEMCPY_HOST_TO_DEVICE",
-    "ACL_MEMCPY_HOST_TO_HOST",
-    "ACL_MEM_MALLOC_HUGE_FIRST",
-    "ACL_MEM_MALLOC_HUGE_ONLY",
-    "ACL_MEM_MALLOC_NORMAL_ONLY",
-    "ACL_SUCCESS",
-    "ACL_UINT8",
-    "ACL_UINT16",
-    "ACL_UINT32",
-    "ACL_UINT64",
-    "finalize",
-    "get_recent_err_msg",
-    "init",
-    "rt",
-    "util",
-]
+# ACL_FLOAT, ACL_MEMCPY_HOST_TO_DEVICE, ...: every ACL_* number, defined once in _constants.
+globals().update(_constants.ACL_EXPORTS)
+
+__all__ = ["finalize", "get_recent_err_msg", "init", "rt", "util", *_constants.ACL_EXPORTS]
 
 
-@returns_code("acl.init()", invalid=ACL_ERROR_INVALID_PARAM, internal=ACL_ERROR_INTERNAL_ERROR)
+@acl_call("acl.init()")
 def init(config_path: str | None = None) -> int:
     """``aclInit``: start the runtime; a second call returns 100002.
 
@@ -134,7 +66,7 @@ def _config_ok(config_path: object) -> bool:
     return path == "" or os.path.isfile(path)
 
 
-@returns_code("acl.finalize()", invalid=ACL_ERROR_INVALID_PARAM, internal=ACL_ERROR_INTERNAL_ERROR)
+@acl_call("acl.finalize()")
 def finalize() -> int:
     """``aclFinalize``: run pending work, release every stream, allocation and host registration.
 

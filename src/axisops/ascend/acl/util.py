@@ -35,11 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from .boundary import raises_invalid
-from .memory import MemoryFault, is_int
-from .runtime import CONTEXT
-from .status import show
+from ...errors import InvalidArgumentError
+from .._boundary import is_int, raises_invalid, show
+from .._context import CONTEXT
+from .._memory import MemoryFault
 
 __all__ = ["bytes_to_ptr", "numpy_to_ptr", "ptr_to_numpy"]
 

@@ -6,7 +6,6 @@ enqueues that work on the stream.  An executor is single use: its first
 launch consumes it.  ``aclSetAclOpExecutorRepeatable`` before that first
 launch makes it reusable until ``aclDestroyAclOpExecutor``.
 
->>> from axisops.ascend.executors import Executor, set_repeatable, destroy
 >>> ex = Executor("aclnnGather", None)
 >>> ex  # doctest: +ELLIPSIS
 <aclOpExecutor #... of aclnnGather, single use, ready>
@@ -20,19 +19,16 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from .constants import (
+from ._boundary import brief, fail, is_int, is_null
+from ._constants import (
     ACLNN_ERR_INNER,
     ACLNN_ERR_INNER_NULLPTR,
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
     ACLNN_ERR_RUNTIME_ERROR,
 )
-from .memory import MemoryFault, is_int
-from .runtime import CONTEXT
-from .status import brief, fail
-from .streams import Task
-
-__all__ = ["Executor", "destroy", "launch", "set_repeatable"]
+from ._context import CONTEXT, Task
+from ._memory import MemoryFault
 
 _serial = itertools.count(1)
 
@@ -68,12 +64,23 @@ class Executor:
         return None
 
 
-def _not_executor(func: str, executor: Any) -> int | None:
+def _check_executor(func: str, executor: Any, *, null: int, foreign: int,
+                    op: str | None = None) -> int:
+    """0 when ``executor`` is a usable executor (of ``op``, if given), else the code.
+
+    ``null`` is the code for None and ``foreign`` the code for something that is
+    not an executor; CANN's executor calls and its phase 2 use different ones.
+    """
     if executor is None:
-        return fail(ACLNN_ERR_INNER_NULLPTR, f"{func}: executor is None (NULL)")
+        return fail(null, f"{func}: executor is None (NULL)")
     if not issubclass(type(executor), Executor):
-        return fail(ACLNN_ERR_INNER, f"{func}: executor={brief(executor)} is not an aclOpExecutor")
-    return None
+        return fail(foreign, f"{func}: executor={brief(executor)} is not an aclOpExecutor")
+    if op is not None and executor.op != op:
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    f"{func}: {executor.name} was made by {executor.op}GetWorkspaceSize, "
+                    f"not {op}GetWorkspaceSize")
+    why = executor.unusable()
+    return 0 if why is None else fail(ACLNN_ERR_PARAM_INVALID, f"{func}: {why}")
 
 
 def set_repeatable(executor: Executor) -> int:
@@ -82,16 +89,12 @@ def set_repeatable(executor: Executor) -> int:
     None returns 561103, a non-executor 561000, and an executor that was
     already consumed or destroyed 161002.
     """
-    func = "aclSetAclOpExecutorRepeatable()"
     with CONTEXT.lock:
-        bad = _not_executor(func, executor)
-        if bad is not None:
-            return bad
-        why = executor.unusable()
-        if why is not None:
-            return fail(ACLNN_ERR_PARAM_INVALID, f"{func}: {why}")
-        executor.repeatable = True
-        return 0
+        ret = _check_executor("aclSetAclOpExecutorRepeatable()", executor,
+                              null=ACLNN_ERR_INNER_NULLPTR, foreign=ACLNN_ERR_INNER)
+        if ret == 0:
+            executor.repeatable = True
+        return ret
 
 
 def destroy(executor: Executor) -> int:
@@ -100,16 +103,12 @@ def destroy(executor: Executor) -> int:
     Work it already queued still runs.  None returns 561103, a non-executor
     561000, and one already consumed or destroyed 161002.
     """
-    func = "aclDestroyAclOpExecutor()"
     with CONTEXT.lock:
-        bad = _not_executor(func, executor)
-        if bad is not None:
-            return bad
-        why = executor.unusable()
-        if why is not None:
-            return fail(ACLNN_ERR_PARAM_INVALID, f"{func}: {why}")
-        executor.state = "destroyed"
-        return 0
+        ret = _check_executor("aclDestroyAclOpExecutor()", executor,
+                              null=ACLNN_ERR_INNER_NULLPTR, foreign=ACLNN_ERR_INNER)
+        if ret == 0:
+            executor.state = "destroyed"
+        return ret
 
 
 def launch(op: str, workspace: Any, workspace_size: Any, executor: Any, stream: Any) -> int:
@@ -124,7 +123,8 @@ def launch(op: str, workspace: Any, workspace_size: Any, executor: Any, stream: 
     """
     func = f"{op}()"
     with CONTEXT.lock:
-        ret = _check_executor(func, op, executor) or _check_workspace(
+        ret = _check_executor(func, executor, null=ACLNN_ERR_PARAM_NULLPTR,
+                              foreign=ACLNN_ERR_PARAM_INVALID, op=op) or _check_workspace(
             func, workspace, workspace_size, executor)
         if ret:
             return ret
@@ -143,26 +143,12 @@ def _nothing() -> None:
     """The work of an executor with nothing to do."""
 
 
-def _check_executor(func: str, op: str, executor: Any) -> int:
-    if executor is None:
-        return fail(ACLNN_ERR_PARAM_NULLPTR, f"{func}: executor is None (NULL)")
-    if not issubclass(type(executor), Executor):
-        return fail(ACLNN_ERR_PARAM_INVALID,
-                    f"{func}: executor={brief(executor)} is not an aclOpExecutor")
-    if executor.op != op:
-        return fail(ACLNN_ERR_PARAM_INVALID,
-                    f"{func}: {executor.name} was made by {executor.op}GetWorkspaceSize, "
-                    f"not {op}GetWorkspaceSize")
-    why = executor.unusable()
-    return 0 if why is None else fail(ACLNN_ERR_PARAM_INVALID, f"{func}: {why}")
-
-
 def _check_workspace(func: str, workspace: Any, workspace_size: Any, executor: Executor) -> int:
     if not is_int(workspace_size) or workspace_size < 0:
         return fail(ACLNN_ERR_PARAM_INVALID,
                     f"{func}: workspace_size={brief(workspace_size)} is invalid (need an "
                     f"integer >= 0)")
-    null = workspace is None or (is_int(workspace) and workspace == 0)
+    null = is_null(workspace)
     if workspace_size > 0 and null:
         return fail(ACLNN_ERR_PARAM_NULLPTR,
                     f"{func}: workspace is NULL but workspace_size={int(workspace_size)} > 0")
@@ -181,14 +167,9 @@ def _check_workspace(func: str, workspace: Any, workspace_size: Any, executor: E
 
 
 def _find_stream(func: str, stream: Any) -> Any:
-    found = CONTEXT.find_stream(stream)
-    if found is not None:
-        return found
-    if stream is None or (is_int(stream) and stream == 0):
+    if is_null(stream) and CONTEXT.default_stream is None:
         state = "acl.init() has not been called" if not CONTEXT.initialized else \
             "no device is set"
         return fail(ACLNN_ERR_RUNTIME_ERROR,
                     f"{func}: stream={brief(stream)} is the default stream, but {state}")
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                f"{func}: stream={brief(stream)} is not a live stream (never created, or "
-                f"already destroyed)")
+    return CONTEXT.live_stream(func, stream, ACLNN_ERR_PARAM_INVALID)

@@ -26,22 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from .constants import (
+from ._boundary import Failure, brief, describe, is_int, record, show
+from ._constants import (
     ACL_ERROR_RT_AICORE_EXCEPTION,
     DTYPE_NAMES,
     FORMAT_NAMES,
+    listing,
     numpy_dtype,
 )
-from .memory import AddressSpace, is_int
-from .status import TaskFailure, brief, describe, record, show
-
-__all__ = [
-    "AclTensor",
-    "addresses_an_element_twice",
-    "create_tensor",
-    "device_view",
-    "placement_problem",
-]
+from ._memory import AddressSpace
 
 _INT64_END = 1 << 63
 #: The most entries aclCreateTensor reads from a dims or strides argument (ACL_MAX_DIM_CNT).
@@ -151,16 +144,15 @@ def _create(view_dims: Any, data_type: Any, stride: Any, offset: Any, format: An
             storage_dims: Any, tensor_data: Any) -> AclTensor:
     dims = _dims("view_dims", view_dims)
     if not is_int(data_type) or int(data_type) not in DTYPE_NAMES:
-        known = ", ".join(f"{n} {v}" for v, n in DTYPE_NAMES.items())
         raise _Refused(f"data_type={brief(data_type)} is not a data type the emulator knows "
-                       f"(known: {known})")
+                       f"(known: {listing(DTYPE_NAMES)})")
     strides = _contiguous(dims) if stride is None else _dims("stride", stride)
     if len(strides) != len(dims):
         raise _Refused(f"stride={strides} has {len(strides)} entries but view_dims={dims} has "
                        f"{len(dims)} (need one stride per dimension, or None for contiguous)")
     if not is_int(format) or int(format) not in FORMAT_NAMES:
-        known = ", ".join(f"{n} {v}" for v, n in FORMAT_NAMES.items())
-        raise _Refused(f"format={brief(format)} is not emulated (allowed: {known})")
+        raise _Refused(f"format={brief(format)} is not emulated (allowed: "
+                       f"{listing(FORMAT_NAMES)})")
     data = 0 if tensor_data is None else _int("tensor_data", tensor_data, 1 << 64)
     return AclTensor(dims, int(data_type), strides, _int("offset", offset), int(format),
                      _dims("storage_dims", storage_dims), data)
@@ -212,12 +204,12 @@ def device_view(space: AddressSpace, tensor: AclTensor, name: str, *,
     """``tensor`` as a NumPy view over its device allocation (no copy).
 
     Checks the placement again, since the memory may have been freed after
-    phase 1; a problem raises ``TaskFailure(ACL_ERROR_RT_AICORE_EXCEPTION)``.
+    phase 1; a problem raises ``Failure(ACL_ERROR_RT_AICORE_EXCEPTION)``.
     """
     problem = placement_problem(space, tensor, name)
     if problem is not None:
-        raise TaskFailure(ACL_ERROR_RT_AICORE_EXCEPTION,
-                          f"the AI Core could not access {name}: {problem}")
+        raise Failure(ACL_ERROR_RT_AICORE_EXCEPTION,
+                      f"the AI Core could not access {name}: {problem}")
     region, at = space.resolve(tensor.data)  # type: ignore[misc]
     size = tensor.dtype.itemsize
     view = np.ndarray(tensor.view_dims, tensor.dtype, buffer=region.data,
