@@ -25,8 +25,8 @@ from numba import njit
 from .numba_keys import cast_like, fill_keys, max_keys_into, order_key
 from .numba_select import SORTED_K, insert_word, partition_best, select_best, sort_best, write_row
 
-__all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT", "merge_parts",
-           "topk_scan_rows"]
+__all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT",
+           "merge_parts", "topk_scan_rows"]
 
 #: elements per block whose maximum bounds them all.
 BLOCK = 16
@@ -111,6 +111,19 @@ def _qualifying(bmax, blocks, lo, hits):
 
 
 @njit(inline="always")
+def _after(hits, h, j):
+    """The first position in the ascending ``hits[:h]`` whose block is after ``j``."""
+    lo, hi = 0, h
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if hits[mid] <= j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(inline="always")
 def _worst_key(ckeys, k):
     worst = ckeys[0]
     for j in range(1, k):
@@ -132,9 +145,9 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
     cap = ckeys.shape[0]
     lo = cast_like(0, sign)
     c = 0
+    unit = stride == 1
     parts = (n + seg - 1) // seg
     step = (n + parts - 1) // parts  # equal segments, none of them a short tail
-    unit = stride == 1
     for s0 in range(0, n, step):
         m = min(step, n - s0)
         if unit:  # keys straight from the input; a tile only for other strides
@@ -153,8 +166,11 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
             h = _qualifying(bmax, blocks, lo, hits)
         for r in range(rows):
             first = r * blocks
-            for t in range(h):
-                i = first + hits[t]
+            t = 0
+            while t < h:
+                j = hits[t]
+                t += 1
+                i = first + j
                 if i >= m:
                     break
                 if unit:
@@ -174,7 +190,12 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
                     if worst == ones:
                         return c
                     nxt = cast_like(worst + cast_like(1, sign), sign)
-                    lo = nxt if nxt > lo else lo
+                    if nxt > lo:
+                        # The bound rose: drop the blocks that no longer reach it, and go on
+                        # after block j (tie-heavy input would otherwise visit every element).
+                        lo = nxt
+                        h = _qualifying(bmax, blocks, lo, hits)
+                        t = _after(hits, h, j)
     return c
 
 
@@ -192,11 +213,12 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
                    nanbound, ones, flip, out_vals, out_idx):
     """The scan strategy for sequences ``q0 .. q1-1``, each of length ``n``."""
     cap = max(2 * k, MIN_BUFFER)
-    m = min(seg, n)
-    tile = np.empty(m, flat.dtype)
-    bmax = np.empty(m, flat.dtype)
-    hits = np.empty(m, np.int64)
-    scratch = np.empty(m, flat.dtype)
+    longest = min(n, seg)
+    blocks = longest // BLOCK + 64
+    tile = np.empty(1 if stride == 1 else longest, flat.dtype)
+    bmax = np.empty(blocks, flat.dtype)
+    hits = np.empty(blocks, np.int64)
+    scratch = np.empty(blocks, flat.dtype)
     ckeys = np.empty(cap, flat.dtype)
     cidx = np.empty(cap, np.int64)
     for q in range(q0, q1):
