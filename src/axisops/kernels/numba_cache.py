@@ -86,22 +86,24 @@ def ensure(launches: Sequence[tuple[Any, tuple]], job: str) -> None:
 
     ``job`` names the work that compiles them (see :mod:`.numba_jobs`); it is
     also the memo key, so a repeated call costs one set lookup per kernel.
-    Raises :class:`NotReady` (after asking for a background compile) when one
-    is neither loaded nor in the cache; in ``"sync"`` mode it returns at once
-    and Numba compiles on the call, as usual.
+    A kernel in the on-disk cache is loaded here (without the compiler: see
+    :func:`_load_compiled`).  One that is not raises :class:`NotReady` (after
+    asking for a background compile); in ``"sync"`` mode Numba compiles it when
+    it is called, as usual.
     """
     probe = getattr(_local, "probe", None)
     if probe is not None:
         probe.extend(launches)
         raise _Probed
-    if get_compile_mode() == "sync":
-        return
+    sync = get_compile_mode() == "sync"
     for dispatcher, args in launches:
         if (dispatcher, job) in _ready:
             continue
-        if not _load(dispatcher, args) and not _compile_here(job):
+        if _load(dispatcher, args):
+            _ready.add((dispatcher, job))
+        elif not sync and not _compile_here(job):
             raise NotReady(job)
-        _ready.add((dispatcher, job))
+        # else Numba compiles it in this thread when it is called
 
 
 def count_fallback() -> None:
@@ -140,15 +142,51 @@ def signature(dispatcher: Any, args: tuple) -> tuple:
 
 
 def _load(dispatcher: Any, args: tuple) -> bool:
+    if not hasattr(dispatcher, "typeof_pyval"):
+        return True  # a plain Python function (a test's stand-in) needs no compiling
     sig = signature(dispatcher, args)
     if sig in dispatcher.overloads:
         return True
     if not _in_cache(dispatcher, sig):
         return False
-    dispatcher.compile(sig)  # a load: the entry is complete (see install_safe_saves)
+    if not _load_compiled(dispatcher, sig):
+        dispatcher.compile(sig)  # a load: the entry is complete (see install_safe_saves)
     with _lock:
         _counts["loaded"] += 1
     return True
+
+
+def _load_compiled(dispatcher: Any, sig: tuple) -> bool:
+    """Load ``sig``'s cached machine code into ``dispatcher``, without the compiler.
+
+    Numba's own load (``Dispatcher.compile``) first refreshes its typing and
+    lowering registries, as a compile needs: that imports much of Numba and
+    SciPy, which cost a new process's first call about 0.4 s.  Running cached
+    code needs only the runtime (NRT) and the code itself, so that is all this
+    sets up.  False (and nothing changed) when anything is not as expected; the
+    caller then loads the Numba way.
+    """
+    try:
+        from numba.core.compiler_lock import global_compiler_lock
+        from numba.core.runtime import nrt
+
+        ctx = dispatcher.targetctx
+        cache = dispatcher._cache
+        with global_compiler_lock:
+            if sig in dispatcher.overloads:
+                return True
+            nrt.rtsys.initialize(ctx)
+            data = cache._cache_file.load(cache._index_key(sig, ctx.codegen()))
+            if data is None:
+                return False
+            cres = cache._impl.rebuild(ctx, data)
+            if cres.objectmode:
+                return False
+            ctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+            dispatcher.add_overload(cres)
+        return True
+    except Exception:  # a Numba without these internals: load the Numba way
+        return False
 
 
 def _in_cache(dispatcher: Any, sig: tuple) -> bool:
