@@ -181,8 +181,8 @@ def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path
         if on and not hasattr(registry, "spied_select"):
             registry.spied_select, registry.seen = registry.select, []
 
-            def select(func, x, backend=None):
-                chosen = registry.spied_select(func, x, backend)
+            def select(x, backend=None):
+                chosen = registry.spied_select(x, backend)
                 registry.seen.append(chosen.name)
                 return chosen
 
@@ -198,7 +198,7 @@ def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "i.npy", index)
     address = client.scheduler.address
-    default = axisops.registry.select("topk", x).name
+    default = axisops.registry.select(x).name
     forced = "numpy" if default != "numpy" else "numba"
     client.run(spy, True)
     try:

@@ -190,7 +190,7 @@ def test_empty_index_and_explicit_split_every():
     assert out.shape == (0, 5) and out.compute().shape == (0, 5)
     xs = np.arange(30).reshape(3, 10)
     index = np.tile(np.arange(10), (3, 1))
-    spec = gather_spec("gather", ArrayMeta(xs.shape, xs.dtype), 1,
+    spec = gather_spec(ArrayMeta(xs.shape, xs.dtype), 1,
                        ArrayMeta(index.shape, index.dtype))
     out = dask_gather(da.from_array(xs, chunks=(3, 1)), da.from_array(index, chunks=(3, 10)),
                       spec, split_every=2)

@@ -63,8 +63,8 @@ def every_request(arrays):
 
 def test_tracers_and_arrays_are_served_by_the_jax_backend():
     seen = []
-    jax.jit(lambda a: seen.append(registry.select("topk", a).name) or a)(jnp.zeros(2))
-    assert seen == ["jax"] and registry.select("topk", jnp.zeros(2)).name == "jax"
+    jax.jit(lambda a: seen.append(registry.select(a).name) or a)(jnp.zeros(2))
+    assert seen == ["jax"] and registry.select(jnp.zeros(2)).name == "jax"
 
 
 def test_keys_of_every_dtype_order_as_the_oracle_does():
@@ -282,10 +282,10 @@ def test_errors_are_raised_while_tracing_with_the_librarys_messages():
     with pytest.raises(axisops.UnsupportedDTypeError, match=r"^topk\(\): x has dtype complex64"):
         jax.grad(lambda a: axisops.topk(a.astype(jnp.complex64), 1).values.real.sum())(
             jnp.zeros(3))
-    spec = topk_spec("topk", ArrayMeta((2**31 + 5,), np.dtype("float32")), 1, 0, True, True,
+    spec = topk_spec(ArrayMeta((2**31 + 5,), np.dtype("float32")), 1, 0, True, True,
                      None)
     with pytest.raises(axisops.InvalidArgumentError,
-                       match=r"^topk\(\): index_dtype=int64 is narrowed to int32 by JAX"):
+                       match=r"^index_dtype=int64 is narrowed to int32 by JAX"):
         jax_ops._index_dtype(spec)
 
 

@@ -94,7 +94,7 @@ def test_the_operators_run_the_named_backends_kernels(monkeypatch):
 
 def test_cpu_forward_wraps_the_kernel_output_without_a_copy(monkeypatch):
     made = {}
-    impl = registry.select("topk", np.zeros(1))
+    impl = registry.select(np.zeros(1))
     real = type(impl).topk
 
     def keep(self, x, spec):
@@ -308,9 +308,11 @@ def test_errors_are_raised_while_tracing_with_the_librarys_messages():
                        match=r"^topk\(\): k=7 is out of range for axis 1 of size 6"):
         torch.compile(lambda t: axisops.topk(t, 7), backend="eager")(x)
     # fullgraph=True: Dynamo reports every exception raised while tracing as
-    # Unsupported; the library's message is in it.
+    # Unsupported, with the library's message as first raised (before the public
+    # function's boundary adds its name) and the user-code traceback, which names it.
     with pytest.raises(torch._dynamo.exc.Unsupported,
-                       match=r"InvalidArgumentError\('topk\(\): axis=2 is out of range"):
+                       match=r"(?s)InvalidArgumentError\('axis=2 is out of range for an array of "
+                             r"2 dimensions.*ops\.py\", line \d+, in topk\n"):
         torch.compile(lambda t: axisops.topk(t, 1, axis=2), backend="eager", fullgraph=True)(x)
     with pytest.raises(axisops.IndexOutOfRangeError, match=r"^gather\(\): index\[1, 0\]=6"):
         torch.compile(lambda t, i: axisops.gather(t, 1, i), backend="aot_eager",

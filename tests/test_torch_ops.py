@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import axisops
+from axisops.errors import boundary
 from axisops.kernels import torch_dtypes, torch_ops
 from axisops.validation import ArrayMeta, gather_spec, topk_spec
 
@@ -18,14 +19,17 @@ from strategies import GATHER_DTYPES, TOPK_DTYPES, arrays, special_values
 from torch_helpers import to_numpy, to_torch
 
 
+# Run as the public functions run them: errors from the kernels get the function's name.
+@boundary("topk")
 def run_topk(x: np.ndarray, k, axis=-1, largest=True, index_dtype=None):
-    spec = topk_spec("topk", ArrayMeta(x.shape, x.dtype), k, axis, largest, True, index_dtype)
+    spec = topk_spec(ArrayMeta(x.shape, x.dtype), k, axis, largest, True, index_dtype)
     values, indices = torch_ops.topk(to_torch(x), spec)
     return to_numpy(values), to_numpy(indices)
 
 
+@boundary("gather")
 def run_gather(x: np.ndarray, dim, index: np.ndarray):
-    spec = gather_spec("gather", ArrayMeta(x.shape, x.dtype), dim,
+    spec = gather_spec(ArrayMeta(x.shape, x.dtype), dim,
                        ArrayMeta(index.shape, index.dtype))
     return to_numpy(torch_ops.gather(to_torch(x), to_torch(index), spec))
 

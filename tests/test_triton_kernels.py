@@ -80,8 +80,8 @@ def small_tiles(monkeypatch):
 def test_kernels_are_interpreted_and_backend_is_reachable():
     assert triton_topk.INTERPRETED and triton_topk.interpreting()
     x = torch.zeros(3)
-    assert registry.select("topk", x, "triton").name == "triton"
-    assert registry.select("topk", x).name == "torch"  # the CPU default stays zero-copy
+    assert registry.select(x, "triton").name == "triton"
+    assert registry.select(x).name == "torch"  # the CPU default stays zero-copy
 
 
 def test_triton_is_the_default_for_cuda_tensors():
@@ -92,7 +92,7 @@ def test_triton_is_the_default_for_cuda_tensors():
 
     FakeCuda.__module__ = "torch.fake"  # the registry's family is the type's root module
     t = torch.zeros(2).as_subclass(FakeCuda)
-    assert registry.select("topk", t).name == "triton"
+    assert registry.select(t).name == "triton"
 
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
@@ -123,7 +123,7 @@ def test_wide_dtypes_take_the_exact_torch_ops_path(dtype):
 def _spec(x, k):
     from axisops.validation import ArrayMeta, topk_spec
 
-    return topk_spec("topk", ArrayMeta(x.shape, x.dtype), k, -1, True, True, None)
+    return topk_spec(ArrayMeta(x.shape, x.dtype), k, -1, True, True, None)
 
 
 @pytest.mark.parametrize("k", [1, 3, 8, 100])
@@ -253,7 +253,7 @@ def _gspec(x, dim, index):
     from axisops.validation import ArrayMeta, gather_spec
 
     m = lambda t: ArrayMeta(tuple(t.shape), to_numpy(t).dtype)  # noqa: E731
-    return gather_spec("gather", m(x), dim, m(index))
+    return gather_spec(m(x), dim, m(index))
 
 
 def test_gather_complex_and_bf16():
