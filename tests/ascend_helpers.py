@@ -1,10 +1,12 @@
-"""Shared pieces of the axisops.ascend tests: device buffers and tensors (the ``stream``
-fixture is in conftest.py)."""
+"""Shared pieces of the axisops.ascend tests: device buffers and tensors, reading them
+back, snapshots of device memory (the ``runtime`` and ``stream`` fixtures are in
+conftest.py)."""
 
 import ml_dtypes
 import numpy as np
 
 from axisops.ascend import acl, aclnn
+from axisops.ascend.runtime import CONTEXT
 
 H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 ND = acl.ACL_FORMAT_ND
@@ -39,6 +41,20 @@ def get(ptr, nbytes):
     out = np.zeros(nbytes, np.uint8)
     assert acl.rt.memcpy(acl.util.numpy_to_ptr(out), nbytes, ptr, nbytes, D2H) == 0
     return out
+
+
+def read(t):
+    """The elements ``t``'s view addresses, read back from device memory (complex types,
+    which the tables leave out, as complex64)."""
+    dtype = np.dtype(GATHER_TYPES.get(t.data_type, np.complex64))
+    raw = get(t.data, int(np.prod(t.storage_dims)) * dtype.itemsize)
+    return np.ndarray(t.view_dims, dtype, buffer=raw, offset=t.offset * dtype.itemsize,
+                      strides=[s * dtype.itemsize for s in t.strides])
+
+
+def snapshot():
+    """Every byte of emulated device memory, by allocation (to check nothing changed)."""
+    return {r.base: bytes(r.data) for r in CONTEXT.space.regions()}
 
 
 def tensor(ptr, dims, data_type, strides=None, offset=0, storage=None):

@@ -1,7 +1,7 @@
 """Shared pytest configuration: hypothesis profile, and the fixtures several files use.
 
 - ``backend``: each NumPy-family backend in turn;
-- ``stream``: an initialised axisops.ascend runtime and stream;
+- ``runtime``, ``stream``: an initialised axisops.ascend runtime, and a stream on it;
 - ``synchronous``: dask's synchronous scheduler for the test;
 - ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
 - ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session.
@@ -50,18 +50,31 @@ def backend(request) -> str:
 
 
 @pytest.fixture
-def stream():
-    """axisops.ascend: an initialised runtime, device 0 set, one stream; finalised after."""
+def runtime():
+    """axisops.ascend: an initialised runtime, device 0 set; finalised after, whatever happens.
+
+    A runtime an earlier test left behind is finalised first.
+    """
     from axisops.ascend import acl
     from axisops.ascend.runtime import CONTEXT
 
+    if CONTEXT.initialized:
+        acl.finalize()
     assert acl.init() == 0 and acl.rt.set_device(0) == 0
-    handle, ret = acl.rt.create_stream()
-    assert ret == 0
     acl.get_recent_err_msg()
-    yield handle
+    yield
     if CONTEXT.initialized:
         assert acl.finalize() == 0
+
+
+@pytest.fixture
+def stream(runtime):
+    """axisops.ascend: a stream on an initialised runtime (see ``runtime``)."""
+    from axisops.ascend import acl
+
+    handle, ret = acl.rt.create_stream()
+    assert ret == 0
+    return handle
 
 
 @pytest.fixture

@@ -19,6 +19,11 @@ CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed", "zarr"]
 FILE_TOPK_DTYPES = [d for d in TOPK_DTYPES if d != BF16]  # .npy has no bfloat16
 
 
+def listing(folder):
+    """The names in ``folder``, sorted (to check what a command left there)."""
+    return sorted(p.name for p in Path(folder).iterdir())
+
+
 def zarr_chunks(shape):
     return tuple(max(1, (s + 1) // 2) for s in shape)
 

@@ -10,27 +10,14 @@ an output view does not address keeps its sentinel.
 """
 
 import numpy as np
-import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import axisops
 from axisops.ascend import acl, aclnn
-from axisops.ascend.runtime import CONTEXT
 
 from ascend_helpers import D2H, GATHER_TYPES, H2D, SENTINEL, TOPK_TYPES
 from strategies import special_values
-
-
-@pytest.fixture(scope="module")
-def stream():
-    if CONTEXT.initialized:
-        acl.finalize()
-    assert acl.init() == 0 and acl.rt.set_device(0) == 0
-    handle, ret = acl.rt.create_stream()
-    assert ret == 0
-    yield handle
-    assert acl.finalize() == 0
 
 
 class Storage:
@@ -121,6 +108,12 @@ def sizes(rank, lo=0, hi=4):
     return st.lists(st.integers(lo, hi), min_size=rank, max_size=rank).map(tuple)
 
 
+# One runtime and stream per test, shared by its examples (each frees what it allocates).
+SHARED_STREAM = settings(suppress_health_check=[*settings().suppress_health_check,
+                                                HealthCheck.function_scoped_fixture])
+
+
+@SHARED_STREAM
 @given(st.data())
 def test_gather_matches_axisops_gather(stream, data):
     draw = data.draw
@@ -173,6 +166,7 @@ def test_gather_matches_axisops_gather(stream, data):
             s.free()
 
 
+@SHARED_STREAM
 @given(st.data())
 def test_topk_matches_axisops_topk(stream, data):
     draw = data.draw

@@ -18,18 +18,9 @@ from axisops.ascend import acl, aclnn
 from axisops.ascend.memory import DEVICE_MEMORY_BYTES
 from axisops.ascend.runtime import CONTEXT
 
+from ascend_helpers import snapshot
+
 H2H, H2D, D2H, D2D = 0, 1, 2, 3
-
-
-@pytest.fixture
-def runtime():
-    """An initialised runtime with device 0 set; finalized afterwards, whatever happens."""
-    assert acl.init() == 0
-    assert acl.rt.set_device(0) == 0
-    acl.get_recent_err_msg()
-    yield
-    if CONTEXT.initialized:
-        assert acl.finalize() == 0
 
 
 @pytest.fixture
@@ -41,10 +32,6 @@ def bare():
     yield
     if CONTEXT.initialized:
         acl.finalize()
-
-
-def snapshot():
-    return {r.base: bytes(r.data) for r in CONTEXT.space.regions()}
 
 
 def malloc(size):

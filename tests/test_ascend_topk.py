@@ -13,7 +13,17 @@ import axisops
 from axisops.ascend import acl, aclnn
 from axisops.ascend.runtime import CONTEXT
 
-from ascend_helpers import SENTINEL, TOPK_TYPES, filled, get, host_tensor, put, tensor
+from ascend_helpers import (
+    SENTINEL,
+    TOPK_TYPES,
+    filled,
+    get,
+    host_tensor,
+    put,
+    read,
+    snapshot,
+    tensor,
+)
 
 F, I64 = acl.ACL_FLOAT, acl.ACL_INT64
 NULL, INVALID = 161001, 161002
@@ -23,17 +33,6 @@ TYPES = TOPK_TYPES
 def out_tensor(dims, data_type):
     itemsize = np.dtype(TYPES[data_type]).itemsize
     return tensor(filled(max(int(np.prod(dims)), 1) * itemsize), dims, data_type)
-
-
-def read(t):
-    dtype = np.dtype(TYPES[t.data_type])
-    raw = get(t.data, int(np.prod(t.storage_dims)) * dtype.itemsize)
-    return np.ndarray(t.view_dims, dtype, buffer=raw, offset=t.offset * dtype.itemsize,
-                      strides=[s * dtype.itemsize for s in t.strides])
-
-
-def snapshot():
-    return {r.base: bytes(r.data) for r in CONTEXT.space.regions()}
 
 
 def topk(x, k, dim, largest=True, sorted=True, stream=None, data_type=F):

@@ -3,8 +3,6 @@
 import io
 import json
 import os
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
@@ -15,17 +13,7 @@ from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
 from axisops.streaming.errors import FileError
 from axisops.streaming.sources import open_source
-
-
-def _env():
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("AXISOPS_DEBUG", None)
-    return env
-
-
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "axisops", *map(str, args)],
-                          capture_output=True, text=True, env=_env(), timeout=120)
+from subprocess_helpers import run_cli
 
 
 def _one_line_error(proc_or_status, err=None, status=1):
@@ -102,9 +90,9 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     os.mkfifo(tmp_path / "x.npy")
     os.mkfifo(tmp_path / "i.npz")
     np.save(tmp_path / "real.npy", np.arange(4.0))
-    err = _one_line_error(_cli("topk", tmp_path / "x.npy", "-k", "1"))
+    err = _one_line_error(run_cli("topk", tmp_path / "x.npy", "-k", "1"))
     assert "INPUT" in err and "x.npy: is a FIFO, not a regular file" in err
-    err = _one_line_error(_cli("gather", tmp_path / "real.npy", tmp_path / "i.npz", "--dim", "0"))
+    err = _one_line_error(run_cli("gather", tmp_path / "real.npy", tmp_path / "i.npz", "--dim", "0"))
     assert "INDEX" in err and "i.npz: is a FIFO, not a regular file" in err
 
 
@@ -139,7 +127,7 @@ def test_zarr_chunks_of_zero_short_or_corrupt_give_one_line(tmp_path):
                          (short, "a zarr chunk cannot be read (ValueError"),
                          (corrupt, "a zarr chunk cannot be read")]:
         # a child: zarr's event loop logs abandoned tasks as the interpreter exits
-        err = _one_line_error(_cli("topk", path, "-k", "2", "--backend", "numpy",
+        err = _one_line_error(run_cli("topk", path, "-k", "2", "--backend", "numpy",
                                    "-o", tmp_path / "o.npz"))
         assert needle in err, err
     assert not (tmp_path / "o.npz").exists()
@@ -169,7 +157,7 @@ def test_a_zarr_chunk_larger_than_chunk_bytes_is_refused_before_reading(tmp_path
 
 def test_a_400_digit_chunk_bytes_is_a_usage_error(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(3))
-    proc = _cli("topk", tmp_path / "x.npy", "-k", "1", "--chunk-bytes", "9" * 400)
+    proc = run_cli("topk", tmp_path / "x.npy", "-k", "1", "--chunk-bytes", "9" * 400)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "is not a size" in proc.stderr and len(proc.stderr) < 1000
 

@@ -20,16 +20,10 @@ from axisops import torch as ax
 from axisops.kernels import torch_library
 
 from oracle import assert_same_bits, ref_topk
-from strategies import special_values
+from strategies import tie_heavy
 from torch_helpers import to_numpy, to_torch
 
 F64 = torch.float64
-
-
-def tie_heavy(shape, seed=0, dtype=np.float32):
-    """Few distinct values with NaN (signed, payloads), ±0.0, ±inf and subnormals."""
-    pool = special_values(np.dtype(dtype))
-    return pool[np.random.default_rng(seed).integers(0, len(pool), size=shape)]
 
 
 def scatter_of(shape, axis, indices, grad) -> np.ndarray:
@@ -163,7 +157,7 @@ def test_topk_gradients_equal_torch_topks_on_tie_free_data(shape, dim, k):
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64], ids=str)
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk_gradients_on_tie_heavy_data_scatter_into_the_tie_rules_choice(dtype, largest):
-    x = tie_heavy((5, 12), seed=3, dtype=dtype)
+    x = tie_heavy(dtype, (5, 12), 3, width=None)
     want_v, want_i = ref_topk(x, 6, 1, largest)
     t = to_torch(x).requires_grad_()
     r = axisops.topk(t, 6, 1, largest=largest)
@@ -264,7 +258,7 @@ def test_compiled_results_and_gradients_are_bit_identical_to_eager(dynamic):
     counter = Counter()
     compiled = torch.compile(model, backend=counter, fullgraph=True, dynamic=dynamic)
     for seed, rows in ((0, 6), (1, 9)):  # the second shape: same graph when dynamic
-        x = to_torch(tie_heavy((rows, 10), seed))
+        x = to_torch(tie_heavy(np.float32, (rows, 10), seed, width=None))
         index = torch.tensor([[9, -10, 3, 3]]).expand(rows, 4)
         xe, xc = x.clone().requires_grad_(), x.clone().requires_grad_()
         eager, got = model(xe, index), compiled(xc, index)
