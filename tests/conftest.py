@@ -4,9 +4,13 @@
 - ``runtime``, ``stream``: an initialised axisops.ascend runtime, and a stream on it;
 - ``synchronous``: dask's synchronous scheduler for the test;
 - ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
-- ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session.
+- ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session;
+- in the checkout's conftest.py: ``restore_registry`` (backends a test registers go after
+  it) and ``fresh_ascend_runtime``.
 
-Heavy imports (dask, distributed) happen inside the fixtures that need them.
+Heavy imports (dask, distributed) happen inside the fixtures that need them, and a test
+that uses one is skipped where it is not installed (as are test modules that import an
+optional stack: ``pytest.importorskip`` at their top).
 """
 
 from __future__ import annotations
@@ -23,11 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategi
 # The benchmark package lives outside the installed library, beside its scripts.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-# Kernel tests must run the compiled kernels, not the fallback that answers while a
-# kernel compiles in the background: compile in place (tests of the background path
-# set their own mode, in their own processes and kernel caches).
-os.environ.setdefault("AXISOPS_COMPILE", "sync")
-
+# The checkout's conftest.py (loaded first) has set AXISOPS_COMPILE=sync: kernel tests run
+# the compiled kernels, not the fallback that answers while a kernel compiles.
 from axisops.registry import all_backends
 
 settings.register_profile(
@@ -80,7 +81,7 @@ def stream(runtime):
 @pytest.fixture
 def synchronous():
     """dask's synchronous scheduler for the test (exceptions come straight out)."""
-    import dask
+    dask = pytest.importorskip("dask")
 
     with dask.config.set(scheduler="synchronous"):
         yield
@@ -89,6 +90,7 @@ def synchronous():
 @pytest.fixture(scope="session")
 def client():
     """A client of a real LocalCluster: two worker processes, one thread each."""
+    pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",

@@ -7,7 +7,6 @@ import zipfile
 
 import numpy as np
 import pytest
-import zarr
 
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
@@ -107,6 +106,7 @@ def test_a_device_is_not_an_input(tmp_path):
 # -- zarr -----------------------------------------------------------------------------------
 
 def _zarr(path, **kwargs):
+    zarr = pytest.importorskip("zarr")
     x = np.arange(54, dtype=np.float32).reshape(6, 9)
     z = zarr.create_array(store=str(path), shape=x.shape, dtype=x.dtype, chunks=(4, 4),
                           **kwargs)
@@ -135,6 +135,7 @@ def test_zarr_chunks_of_zero_short_or_corrupt_give_one_line(tmp_path):
 
 def test_a_zarr_chunk_larger_than_chunk_bytes_is_refused_before_reading(tmp_path, capsys,
                                                                        monkeypatch):
+    zarr = pytest.importorskip("zarr")
     z = zarr.create_array(store=str(tmp_path / "big.zarr"), shape=(100_000,), dtype="float32",
                           chunks=(100_000,))
     z[...] = np.arange(100_000, dtype=np.float32)

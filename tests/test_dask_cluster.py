@@ -8,11 +8,13 @@ import subprocess
 import sys
 import time
 
-import dask
-import dask.array as da
 import numpy as np
 import pytest
-import zarr
+
+dask = pytest.importorskip("dask")
+pytest.importorskip("distributed")
+
+import dask.array as da
 from distributed import wait
 
 import axisops
@@ -132,6 +134,7 @@ def test_cli_topk_on_the_cluster_matches_numpy(client, tmp_path):
 
 
 def test_cli_gather_and_zarr_on_the_cluster_match_numpy(client, tmp_path, capsys):
+    zarr = pytest.importorskip("zarr")
     x = tie_heavy("int16", (12, 20), 9)
     index = np.random.default_rng(10).integers(-20, 20, size=(9, 33))
     z = zarr.create_array(store=str(tmp_path / "x.zarr"), shape=x.shape, dtype=x.dtype,

@@ -1,11 +1,13 @@
 """Gather and take_along_axis on dask arrays, along chunked axes, NumPy or dask indices."""
 
-import dask
-import dask.array as da
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+dask = pytest.importorskip("dask")
+
+import dask.array as da
 
 import axisops
 from axisops.dask.gather import gather as dask_gather

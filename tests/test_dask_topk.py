@@ -1,11 +1,13 @@
 """Top-k on dask arrays: lazy, and bit-identical to the NumPy oracle for every chunking."""
 
-import dask
-import dask.array as da
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+dask = pytest.importorskip("dask")
+
+import dask.array as da
 
 import axisops
 from axisops.dask.topk import topk as dask_topk

@@ -42,9 +42,9 @@ def _interpreted_kernels():
 
 triton_topk, triton_gather = _interpreted_kernels()
 
-from oracle import assert_same_bits, first_bad_index, ref_gather  # noqa: E402
-from strategies import INT_DTYPES, arrays, tie_heavy  # noqa: E402
-from torch_helpers import BF16, to_numpy, to_torch  # noqa: E402
+from oracle import assert_same_bits, first_bad_index, ref_gather
+from strategies import INT_DTYPES, arrays, tie_heavy
+from torch_helpers import BF16, to_numpy, to_torch
 
 NARROW = [np.dtype(bool), *(d for d in INT_DTYPES if d.itemsize <= 4),
           np.dtype("float16"), np.dtype("float32"), BF16]

@@ -22,6 +22,11 @@ the user called, names the error: inner boundaries do nothing.  Work deferred
 past the boundary (the tasks of a lazy Dask graph, run at ``compute()``)
 captures the name with :func:`current_function` when it is built and runs under
 :func:`call_as`.
+
+``torch.compile`` traces through a boundary (Dynamo handles its ``try`` and
+the thread-local name) without a graph break; with ``fullgraph=True`` an error
+raised while tracing is reported by Dynamo as it was first raised, before the
+boundary named it (the traceback in the report names the function).
 """
 
 from __future__ import annotations
@@ -144,8 +149,11 @@ def call_as(function: str | None, fn: Callable[..., R], *args: Any) -> R:
     For work a public function defers past its return, such as a lazy graph's
     tasks: capture :func:`current_function` when building it, run it this way.
 
-    >>> call_as("gather", boundary("inner")(lambda: 1))
-    1
+    >>> def check(value):
+    ...     raise IndexOutOfRangeError(f"index[0]={value} is out of range")
+    >>> call_as("gather", check, 7)
+    Traceback (most recent call last):
+    axisops.errors.IndexOutOfRangeError: gather(): index[0]=7 is out of range
     """
     if function is None:
         return fn(*args)

@@ -58,6 +58,7 @@ def numpy_view(t: Any) -> np.ndarray:
 def from_numpy(a: np.ndarray) -> Any:
     """A CPU tensor sharing ``a``'s memory (bfloat16 included; read-only input is copied).
 
+    >>> import torch
     >>> from_numpy(np.array([1, 2], np.uint32)).dtype
     torch.uint32
     """
