@@ -43,6 +43,20 @@ def get(ptr, nbytes):
     return out
 
 
+def read(t):
+    """The elements ``t``'s view addresses, read back from device memory (complex types,
+    which the tables leave out, as complex64)."""
+    dtype = np.dtype(GATHER_TYPES.get(t.data_type, np.complex64))
+    raw = get(t.data, int(np.prod(t.storage_dims)) * dtype.itemsize)
+    return np.ndarray(t.view_dims, dtype, buffer=raw, offset=t.offset * dtype.itemsize,
+                      strides=[s * dtype.itemsize for s in t.strides])
+
+
+def snapshot():
+    """Every byte of emulated device memory, by allocation (to check nothing changed)."""
+    return memory()
+
+
 def tensor(ptr, dims, data_type, strides=None, offset=0, storage=None):
     """A tensor over device memory (``storage`` defaults to ``dims``); never None."""
     t = aclnn.aclCreateTensor(dims, data_type, strides, offset, ND,

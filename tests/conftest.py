@@ -1,12 +1,16 @@
 """Shared pytest configuration: hypothesis profile, and the fixtures several files use.
 
 - ``backend``: each NumPy-family backend in turn;
-- ``stream``: an initialised axisops.ascend runtime and stream;
+- ``runtime``, ``stream``: an initialised axisops.ascend runtime, and a stream on it;
 - ``synchronous``: dask's synchronous scheduler for the test;
 - ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
-- ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session.
+- ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session;
+- in the checkout's conftest.py: ``restore_registry`` (backends a test registers go after
+  it) and ``fresh_ascend_runtime``.
 
-Heavy imports (dask, distributed) happen inside the fixtures that need them.
+Heavy imports (dask, distributed) happen inside the fixtures that need them, and a test
+that uses one is skipped where it is not installed (as are test modules that import an
+optional stack: ``pytest.importorskip`` at their top).
 """
 
 from __future__ import annotations
@@ -23,11 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategi
 # The benchmark package lives outside the installed library, beside its scripts.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-# Kernel tests must run the compiled kernels, not the fallback that answers while a
-# kernel compiles in the background: compile in place (tests of the background path
-# set their own mode, in their own processes and kernel caches).
-os.environ.setdefault("AXISOPS_COMPILE", "sync")
-
+# The checkout's conftest.py (loaded first) has set AXISOPS_COMPILE=sync: kernel tests run
+# the compiled kernels, not the fallback that answers while a kernel compiles.
 from axisops.registry import all_backends
 
 settings.register_profile(
@@ -50,23 +51,35 @@ def backend(request) -> str:
 
 
 @pytest.fixture
-def stream():
-    """axisops.ascend: an initialised runtime, device 0 set, one stream; finalised after."""
+def runtime():
+    """axisops.ascend: an initialised runtime, device 0 set; finalised after, whatever happens.
+
+    A runtime an earlier test left behind is finalised first.
+    """
     from axisops.ascend import acl
 
+    acl.finalize()  # one an earlier test left behind (100001 when there is none)
     assert acl.init() == 0 and acl.rt.set_device(0) == 0
-    handle, ret = acl.rt.create_stream()
-    assert ret == 0
     acl.get_recent_err_msg()
-    yield handle
+    yield
     assert acl.finalize() in (0, acl.ACL_ERROR_UNINITIALIZE)  # 100001: the test finalised it
     acl.get_recent_err_msg()
 
 
 @pytest.fixture
+def stream(runtime):
+    """axisops.ascend: a stream on an initialised runtime (see ``runtime``)."""
+    from axisops.ascend import acl
+
+    handle, ret = acl.rt.create_stream()
+    assert ret == 0
+    return handle
+
+
+@pytest.fixture
 def synchronous():
     """dask's synchronous scheduler for the test (exceptions come straight out)."""
-    import dask
+    dask = pytest.importorskip("dask")
 
     with dask.config.set(scheduler="synchronous"):
         yield
@@ -75,6 +88,7 @@ def synchronous():
 @pytest.fixture(scope="session")
 def client():
     """A client of a real LocalCluster: two worker processes, one thread each."""
+    pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",

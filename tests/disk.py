@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,14 @@ from hypothesis import strategies as st
 
 from strategies import BF16, TOPK_DTYPES, arrays
 
-#: Every way an input may be stored (zarr is imported only to write one).
-CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed", "zarr"]
+#: Every way an input may be stored (zarr where installed; imported only to write one).
+CONTAINERS = ["npy-C", "npy-F", "npz", "npz-compressed"] + (["zarr"] if find_spec("zarr") else [])
 FILE_TOPK_DTYPES = [d for d in TOPK_DTYPES if d != BF16]  # .npy has no bfloat16
+
+
+def listing(folder):
+    """The names in ``folder``, sorted (to check what a command left there)."""
+    return sorted(p.name for p in Path(folder).iterdir())
 
 
 def zarr_chunks(shape):

@@ -58,11 +58,15 @@ def special_values(dtype: np.dtype) -> np.ndarray:
     return np.array(sorted(pool), dtype=dtype)
 
 
-def tie_heavy(dtype, shape, seed, width=4):
-    """A seeded array of ``shape`` drawn from the first ``width`` values of the pool."""
+def tie_heavy(dtype, shape, seed=0, width=4):
+    """A seeded array of ``shape`` drawn from the first ``width`` values of the pool.
+
+    ``width=None`` draws from the whole pool (every special value of the dtype).
+    """
     pool = special_values(np.dtype(dtype))
     rng = np.random.default_rng(seed)
-    return pool[rng.integers(0, min(len(pool), width), size=shape)]
+    return pool[rng.integers(0, len(pool) if width is None else min(len(pool), width),
+                             size=shape)]
 
 
 @st.composite

@@ -1,15 +1,19 @@
-"""Run a Python script in a fresh process with a hard timeout.
+"""Child processes for the tests: a Python script with a hard timeout, and the command line.
 
-A crash (segfault) or a hang in the script then fails the test instead of
-killing or blocking pytest.  The script runs in its own session, and on
-timeout its whole process group is killed: forked children and
+:func:`run_python`: a crash (segfault) or a hang in the script fails the test
+instead of killing or blocking pytest.  The script runs in its own session,
+and on timeout its whole process group is killed: forked children and
 ``multiprocessing`` workers included (they hold the output pipes open, so a
 normal return means they are gone).
+
+:func:`run_cli` runs ``python -m axisops`` (or the installed script) in
+:func:`cli_env`.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +21,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).parent
+#: The installed ``axisops`` script (the venv's, when the tests run from one).
+SCRIPT = shutil.which("axisops", path=str(Path(sys.executable).parent)) or shutil.which("axisops")
+
+
+def cli_env() -> dict[str, str]:
+    """The environment of command-line children: output unbuffered, no debug tracebacks."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("AXISOPS_DEBUG", None)
+    return env
+
+
+def run_cli(*args, script: bool = False, timeout: float = 120,
+            **kwargs) -> subprocess.CompletedProcess:
+    """``python -m axisops ARGS`` (``script``: the installed script), output captured as text."""
+    cmd = [SCRIPT] if script else [sys.executable, "-m", "axisops"]
+    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True,
+                          env=cli_env(), timeout=timeout, **kwargs)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ascend_helpers import (
     memory,
     pending,
     put,
+    read,
     tensor,
 )
 from oracle import ref_gather
@@ -37,15 +38,6 @@ def run(self, dim, index, out, stream):
     assert (ws, ret) == (0, 0), aclnn.aclGetRecentErrMsg()
     assert aclnn.aclnnGather(None, ws, executor, stream) == 0
     return acl.rt.synchronize_stream(stream)
-
-
-def read(t):
-    """The elements ``t``'s view addresses, read back from device memory."""
-    dtype = np.dtype(TYPES.get(t.data_type, np.complex64))
-    storage = int(np.prod(t.storage_dims)) * dtype.itemsize
-    raw = get(t.data, storage)
-    return np.ndarray(t.view_dims, dtype, buffer=raw, offset=t.offset * dtype.itemsize,
-                      strides=[s * dtype.itemsize for s in t.strides])
 
 
 # --- the seed page and the official sample ------------------------------------------------

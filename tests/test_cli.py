@@ -2,24 +2,16 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from subprocess_helpers import SCRIPT
+from subprocess_helpers import run_cli as run
+
 from oracle import ref_gather, ref_topk
-
-SCRIPT = shutil.which("axisops", path=str(Path(sys.executable).parent)) or shutil.which("axisops")
-
-
-def run(*args, cwd=None, script=False, timeout=120):
-    cmd = [SCRIPT, *args] if script else [sys.executable, "-m", "axisops", *args]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("AXISOPS_DEBUG", None)
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
 
 
 def ok(proc):

@@ -3,29 +3,16 @@
 import io
 import json
 import os
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
 import pytest
-import zarr
 
 from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
 from axisops.streaming.errors import FileError
 from axisops.streaming.sources import open_source
-
-
-def _env():
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("AXISOPS_DEBUG", None)
-    return env
-
-
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "axisops", *map(str, args)],
-                          capture_output=True, text=True, env=_env(), timeout=120)
+from subprocess_helpers import run_cli
 
 
 def _one_line_error(proc_or_status, err=None, status=1):
@@ -102,9 +89,9 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     os.mkfifo(tmp_path / "x.npy")
     os.mkfifo(tmp_path / "i.npz")
     np.save(tmp_path / "real.npy", np.arange(4.0))
-    err = _one_line_error(_cli("topk", tmp_path / "x.npy", "-k", "1"))
+    err = _one_line_error(run_cli("topk", tmp_path / "x.npy", "-k", "1"))
     assert "INPUT" in err and "x.npy: is a FIFO, not a regular file" in err
-    err = _one_line_error(_cli("gather", tmp_path / "real.npy", tmp_path / "i.npz", "--dim", "0"))
+    err = _one_line_error(run_cli("gather", tmp_path / "real.npy", tmp_path / "i.npz", "--dim", "0"))
     assert "INDEX" in err and "i.npz: is a FIFO, not a regular file" in err
 
 
@@ -119,6 +106,7 @@ def test_a_device_is_not_an_input(tmp_path):
 # -- zarr -----------------------------------------------------------------------------------
 
 def _zarr(path, **kwargs):
+    zarr = pytest.importorskip("zarr")
     x = np.arange(54, dtype=np.float32).reshape(6, 9)
     z = zarr.create_array(store=str(path), shape=x.shape, dtype=x.dtype, chunks=(4, 4),
                           **kwargs)
@@ -139,7 +127,7 @@ def test_zarr_chunks_of_zero_short_or_corrupt_give_one_line(tmp_path):
                          (short, "a zarr chunk cannot be read (ValueError"),
                          (corrupt, "a zarr chunk cannot be read")]:
         # a child: zarr's event loop logs abandoned tasks as the interpreter exits
-        err = _one_line_error(_cli("topk", path, "-k", "2", "--backend", "numpy",
+        err = _one_line_error(run_cli("topk", path, "-k", "2", "--backend", "numpy",
                                    "-o", tmp_path / "o.npz"))
         assert needle in err, err
     assert not (tmp_path / "o.npz").exists()
@@ -147,6 +135,7 @@ def test_zarr_chunks_of_zero_short_or_corrupt_give_one_line(tmp_path):
 
 def test_a_zarr_chunk_larger_than_chunk_bytes_is_refused_before_reading(tmp_path, capsys,
                                                                        monkeypatch):
+    zarr = pytest.importorskip("zarr")
     z = zarr.create_array(store=str(tmp_path / "big.zarr"), shape=(100_000,), dtype="float32",
                           chunks=(100_000,))
     z[...] = np.arange(100_000, dtype=np.float32)
@@ -169,7 +158,7 @@ def test_a_zarr_chunk_larger_than_chunk_bytes_is_refused_before_reading(tmp_path
 
 def test_a_400_digit_chunk_bytes_is_a_usage_error(tmp_path):
     np.save(tmp_path / "x.npy", np.arange(3))
-    proc = _cli("topk", tmp_path / "x.npy", "-k", "1", "--chunk-bytes", "9" * 400)
+    proc = run_cli("topk", tmp_path / "x.npy", "-k", "1", "--chunk-bytes", "9" * 400)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "is not a size" in proc.stderr and len(proc.stderr) < 1000
 

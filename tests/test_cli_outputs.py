@@ -5,7 +5,6 @@ import os
 import stat
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,21 +15,12 @@ from axisops.cli.main import main
 from axisops.streaming import errors, tempfiles
 from axisops.streaming.errors import FileError
 from axisops.streaming.positional import read_at, write_at
+from disk import listing
+from subprocess_helpers import cli_env
 
 from oracle import ref_gather, ref_topk
 
 POSIX = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds and modes")
-
-
-def _env():
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("AXISOPS_DEBUG", None)
-    return env
-
-
-def _cli(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "axisops", *map(str, args)],
-                          capture_output=True, text=True, env=_env(), timeout=120, **kwargs)
 
 
 @pytest.fixture
@@ -46,10 +36,6 @@ def _topk_ok(path, x, k=2):
         return np.array_equal(z["values"], want_v) and np.array_equal(z["indices"], want_i)
 
 
-def _names(folder):
-    return sorted(p.name for p in Path(folder).iterdir())
-
-
 # -- the target ---------------------------------------------------------------------------
 
 def test_output_through_a_symlink_writes_its_target(x_file, tmp_path):
@@ -61,7 +47,7 @@ def test_output_through_a_symlink_writes_its_target(x_file, tmp_path):
     assert link.is_symlink() and _topk_ok(tmp_path / "real" / "out.npz", x)
     run_topk(str(path), 2, output=str(link))  # existing: replaced, the link stays
     assert link.is_symlink() and _topk_ok(link, x)
-    assert _names(tmp_path / "real") == ["out.npz"]
+    assert listing(tmp_path / "real") == ["out.npz"]
 
 
 @POSIX
@@ -76,7 +62,7 @@ def test_devices_and_fifos_are_refused_and_left_alone(x_file, tmp_path):
     assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (
         before.st_ino, before.st_rdev)
     assert stat.S_ISFIFO(os.stat(tmp_path / "fifo.npz").st_mode)
-    assert _names(tmp_path) == ["fifo.npz", "x.npy"]
+    assert listing(tmp_path) == ["fifo.npz", "x.npy"]
 
 
 @POSIX
@@ -90,7 +76,7 @@ def test_an_existing_output_keeps_its_mode_and_a_new_one_follows_the_umask(x_fil
     proc = subprocess.run([sys.executable, "-m", "axisops", "topk", str(path), "-k", "2",
                            "--backend", "numpy", "-o", str(tmp_path / "new.npz")],
                           capture_output=True, text=True,
-                          env=_env(), timeout=120, umask=0o027)
+                          env=cli_env(), timeout=120, umask=0o027)
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(os.stat(tmp_path / "new.npz").st_mode) == 0o640
 
@@ -125,7 +111,7 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(x_file, tmp_path,
     with pytest.raises(FileError, match=r"is INDEX .*i\.npy itself"):
         run_gather(str(path), str(tmp_path / "i.npy"), 1, output=str(tmp_path / "i.npy"))
     assert path.read_bytes() == before
-    assert _names(tmp_path) == ["alias.npy", "hard.npy", "i.npy", "x.npy"]
+    assert listing(tmp_path) == ["alias.npy", "hard.npy", "i.npy", "x.npy"]
 
 
 def test_an_existing_output_is_replaced_whole(x_file, tmp_path):
@@ -134,7 +120,7 @@ def test_an_existing_output_is_replaced_whole(x_file, tmp_path):
     out.write_bytes(b"an older result")
     old_inode = os.stat(out).st_ino
     run_topk(str(path), 2, output=str(out))
-    assert _topk_ok(out, x) and _names(tmp_path) == ["o.npz", "x.npy"]
+    assert _topk_ok(out, x) and listing(tmp_path) == ["o.npz", "x.npy"]
     assert os.stat(out).st_ino != old_inode  # a new file renamed over, not rewritten in place
 
 
@@ -145,11 +131,11 @@ def test_stdout_that_cannot_take_the_result_leaves_no_output(x_file, tmp_path):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "axisops", "topk", str(path), "-k", "2",
                                "--backend", "numpy", "-o", str(tmp_path / "o.npz")], stdout=full,
-                              stderr=subprocess.PIPE, text=True, env=_env(), timeout=120)
+                              stderr=subprocess.PIPE, text=True, env=cli_env(), timeout=120)
     assert proc.returncode == 1
     assert proc.stderr == ("axisops: error: stdout: cannot print the result (No space left "
                            "on device); no output written\n")
-    assert _names(tmp_path) == ["x.npy"]
+    assert listing(tmp_path) == ["x.npy"]
 
 
 # -- the demo -------------------------------------------------------------------------------
@@ -159,7 +145,7 @@ def test_demo_refuses_to_overwrite_what_it_did_not_write(tmp_path, capsys):
     assert run_demo(folder) == 0
     written = {p.name: p.read_bytes() for p in folder.iterdir()}
     assert run_demo(folder) == 0  # its own files: run again over them
-    assert _names(folder) == sorted(written)
+    assert listing(folder) == sorted(written)
     np.save(folder / "x.npy", np.zeros(3))  # now a user's file
     users = (folder / "x.npy").read_bytes()
     (folder / "topk1.npz").unlink()
@@ -181,7 +167,7 @@ def test_demo_never_opens_a_fifo_or_follows_a_foreign_file(tmp_path, capsys):
     assert main(["demo", "--dir", str(folder)]) == 1
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "topk2.npz is there" in err
-    assert _names(folder) == ["topk2.npz"]
+    assert listing(folder) == ["topk2.npz"]
 
 
 # -- temporary files ------------------------------------------------------------------------
@@ -193,10 +179,10 @@ def test_the_sweep_removes_only_dead_runs_files(tmp_path):
     (tmp_path / ".out.npz.part").write_bytes(b"not ours")
     (tmp_path / "x.axisops-1-abcdefgh.part").write_bytes(b"not hidden: not ours")
     assert tempfiles.sweep(tmp_path) == 1
-    assert sorted(_names(tmp_path)) == sorted(
+    assert sorted(listing(tmp_path)) == sorted(
         [".out.npz.part", named.name, "x.axisops-1-abcdefgh.part"])
     named.discard()
-    assert _names(tmp_path) == [".out.npz.part", "x.axisops-1-abcdefgh.part"]
+    assert listing(tmp_path) == [".out.npz.part", "x.axisops-1-abcdefgh.part"]
 
 
 def test_named_temporaries_when_o_tmpfile_is_unavailable(x_file, tmp_path, monkeypatch):
@@ -216,7 +202,7 @@ def test_named_temporaries_when_o_tmpfile_is_unavailable(x_file, tmp_path, monke
     run_topk(str(path), 2, output=str(out))
     assert len(seen) == 3 and _topk_ok(out, x)
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o640
-    assert _names(tmp_path) == ["o.npz", "x.npy"]
+    assert listing(tmp_path) == ["o.npz", "x.npy"]
 
 
 def test_a_filesystem_without_o_tmpfile_falls_back_to_names(x_file, tmp_path, monkeypatch):
@@ -236,7 +222,7 @@ def test_a_filesystem_without_o_tmpfile_falls_back_to_names(x_file, tmp_path, mo
     assert not temp.unnamed and tempfiles.PATTERN.fullmatch(temp.name)
     temp.discard()
     run_topk(str(x_file[0]), 2, output=str(tmp_path / "o.npz"))
-    assert _topk_ok(tmp_path / "o.npz", x_file[1]) and _names(tmp_path) == ["o.npz", "x.npy"]
+    assert _topk_ok(tmp_path / "o.npz", x_file[1]) and listing(tmp_path) == ["o.npz", "x.npy"]
 
 
 @POSIX
@@ -258,7 +244,7 @@ def test_an_unnamed_file_that_cannot_be_linked_is_copied_into_place(x_file, tmp_
     os.chmod(out, 0o666)  # kept exactly, not less the umask
     run_topk(str(path), 2, output=str(out))
     assert _topk_ok(out, x) and stat.S_IMODE(os.stat(out).st_mode) == 0o666
-    assert _names(tmp_path) == ["o.npz", "x.npy"]
+    assert listing(tmp_path) == ["o.npz", "x.npy"]
 
 
 # -- other platforms: no preadv, pread, pwrite, fchmod or O_TMPFILE ---------------------------
@@ -297,7 +283,7 @@ def test_the_command_without_the_posix_calls(tmp_path):
     """A fresh interpreter where os lacks them before the CLI modules are imported."""
     def run(*args):
         proc = subprocess.run([sys.executable, "-c", PORTABLE_CHILD, *map(str, args)],
-                              capture_output=True, text=True, env=_env(), timeout=120)
+                              capture_output=True, text=True, env=cli_env(), timeout=120)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
 
@@ -331,7 +317,7 @@ def _round_trip(folder, run=None):
     np.testing.assert_array_equal(np.load(folder / "g.npy"), ref_gather(x, 1, index))
     if os.name == "posix":
         assert stat.S_IMODE(os.stat(existing).st_mode) == 0o600
-    assert _names(folder) == ["g.npy", "i.npz", "t.npz", "x.npy"]
+    assert listing(folder) == ["g.npy", "i.npz", "t.npz", "x.npy"]
 
 
 def test_messages_are_one_line_whatever_the_names():

@@ -24,6 +24,8 @@ from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
 from axisops.streaming import signals, tempfiles
 from axisops.streaming.errors import FileError
+from disk import listing
+from subprocess_helpers import cli_env
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
 
@@ -58,12 +60,6 @@ sys.exit(main.main(argv))
 """
 
 
-def _env():
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("AXISOPS_DEBUG", None)
-    return env
-
-
 class Paused:
     """The command run by DRIVER, stopped at its first written box."""
 
@@ -73,7 +69,7 @@ class Paused:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", DRIVER, str(ready_w), str(go_r), mode or "-", *map(str, args)],
             pass_fds=(ready_w, go_r), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_env())
+            text=True, env=cli_env())
         os.close(ready_w)
         os.close(go_r)
         try:
@@ -107,10 +103,6 @@ def _gather_args(folder):
             "--backend", "numpy", "-o", folder / "out.npy"]
 
 
-def _names(folder):
-    return sorted(p.name for p in folder.iterdir())
-
-
 @pytest.mark.parametrize("job, signum, status", [
     ("topk", signal.SIGTERM, 143), ("topk", signal.SIGINT, 130), ("topk", signal.SIGHUP, 129),
     ("gather", signal.SIGTERM, 143),
@@ -118,12 +110,12 @@ def _names(folder):
 def test_an_interrupted_run_leaves_no_file_under_the_requested_name(tmp_path, job, signum,
                                                                     status):
     args = _topk_args(tmp_path) if job == "topk" else _gather_args(tmp_path)
-    inputs = _names(tmp_path)
+    inputs = listing(tmp_path)
     returncode, out, err = Paused(args).finish(signum)
     name = signal.Signals(signum).name
     assert (returncode, out) == (status, "")
     assert err == f"axisops: error: stopped by {name}; no output written\n"
-    assert _names(tmp_path) == inputs  # nothing under the name, no hidden file
+    assert listing(tmp_path) == inputs  # nothing under the name, no hidden file
 
 
 @pytest.mark.parametrize("second", ["SIGTERM", "SIGINT"])
@@ -133,17 +125,17 @@ def test_a_second_signal_during_the_cleanup_is_ignored(tmp_path, second):
     returncode, out, err = Paused(args, mode=f"again:{second}").finish(signal.SIGTERM)
     assert (returncode, out) == (143, "")
     assert err == "axisops: error: stopped by SIGTERM; no output written\n"
-    assert _names(tmp_path) == ["x.npy"]
+    assert listing(tmp_path) == ["x.npy"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="O_TMPFILE is Linux's")
 def test_sigkill_leaves_no_hidden_file(tmp_path):
     """SIGKILL runs no cleanup at all: the temporary files simply have no name."""
     for args in (_topk_args(tmp_path), _gather_args(tmp_path)):
-        inputs = _names(tmp_path)
+        inputs = listing(tmp_path)
         returncode, _, _ = Paused(args).finish(signal.SIGKILL)
         assert returncode == -signal.SIGKILL
-        assert _names(tmp_path) == inputs
+        assert listing(tmp_path) == inputs
 
 
 def test_sigkill_with_named_temporaries_is_swept_by_the_next_run(tmp_path):
@@ -151,15 +143,15 @@ def test_sigkill_with_named_temporaries_is_swept_by_the_next_run(tmp_path):
     args = _topk_args(tmp_path)
     returncode, _, _ = Paused(args, mode="named").finish(signal.SIGKILL)
     assert returncode == -signal.SIGKILL
-    left = [n for n in _names(tmp_path) if n != "x.npy"]
+    left = [n for n in listing(tmp_path) if n != "x.npy"]
     assert len(left) == 3 and all(tempfiles.PATTERN.fullmatch(n) for n in left), left
     assert {n.split(".axisops-")[0] for n in left} == {
         ".out.npz", ".out.npz.values", ".out.npz.indices"}
     proc = subprocess.run([sys.executable, "-m", "axisops", *map(str, _topk_args(tmp_path,
-                           "other.npz"))], capture_output=True, text=True, env=_env(),
+                           "other.npz"))], capture_output=True, text=True, env=cli_env(),
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert _names(tmp_path) == ["other.npz", "x.npy"]
+    assert listing(tmp_path) == ["other.npz", "x.npy"]
 
 
 # -- kills at random moments -------------------------------------------------------------
@@ -192,7 +184,7 @@ def _jobs(folder):
 def _run_killed(args, delay, signum):
     """Start the command, wait for its first progress output, kill it after ``delay``."""
     proc = subprocess.Popen([sys.executable, "-m", "axisops", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env())
     readable, _, _ = select.select([proc.stderr], [], [], 120)
     first = os.read(proc.stderr.fileno(), 1 << 16) if readable else b""
     assert first, "the command printed no progress"
@@ -205,7 +197,7 @@ def _run_killed(args, delay, signum):
 def test_random_kills_leave_the_whole_output_or_nothing(tmp_path, capsys):
     rng = np.random.default_rng(13)
     jobs = _jobs(tmp_path)
-    inputs = _names(tmp_path)
+    inputs = listing(tmp_path)
     spans = []
     for args, path, correct in jobs:  # uninterrupted runs: correct, and how long they take
         capsys.readouterr()
@@ -230,7 +222,7 @@ def test_random_kills_leave_the_whole_output_or_nothing(tmp_path, capsys):
             path.unlink()
         else:
             assert status != 0 and out == "" and "no output written" in err
-        assert _names(tmp_path) == inputs, (i, outcomes)
+        assert listing(tmp_path) == inputs, (i, outcomes)
 
 
 # -- the mechanisms, in this process -----------------------------------------------------
@@ -299,7 +291,7 @@ def test_a_signal_just_after_a_temporary_file_is_created_leaves_nothing(
     with pytest.raises(SystemExit):
         run_topk(str(tmp_path / "x.npy"), 3, output=str(tmp_path / "o.npz"))
     assert len(created) == 1 and (created[0] is not None) is named
-    assert _names(tmp_path) == ["x.npy"]
+    assert listing(tmp_path) == ["x.npy"]
     capfd.readouterr()
 
 
@@ -320,4 +312,4 @@ def test_an_error_after_the_files_exist_leaves_nothing(tmp_path, monkeypatch):
         with pytest.raises(FileError, match="disk on fire"):
             run_gather(str(tmp_path / "x.npy"), str(tmp_path / "i.npy"), 0,
                        output=str(tmp_path / "o.npy"))
-        assert _names(tmp_path) == ["i.npy", "x.npy"]
+        assert listing(tmp_path) == ["i.npy", "x.npy"]

@@ -1,6 +1,8 @@
 """Every error row of the contract: class, standard base class, message, no side effects."""
 
+import pickle
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -11,7 +13,9 @@ from axisops import (
     IndexOutOfRangeError,
     InvalidArgumentError,
     UnsupportedDTypeError,
+    validation,
 )
+from axisops.errors import boundary, call_as, current_function, name_error
 
 X = np.arange(15, dtype=np.float32).reshape(3, 5)
 IDX = np.array([[0, 1], [2, 0]])
@@ -161,3 +165,69 @@ def test_out_of_range_reports_the_first_offender_in_c_order():
     idx[1, 3] = -9
     with pytest.raises(IndexOutOfRangeError, match=re.escape("index[1, 3]=-9")):
         axisops.gather(np.zeros((3, 4)), 1, idx)
+
+
+# ---- the name: added once, where the user called in ----------------------------------------
+
+
+def test_the_outermost_public_function_names_the_error_once():
+    outer = boundary("outer")(lambda: axisops.topk(X, 7))
+    with pytest.raises(InvalidArgumentError) as info:
+        outer()
+    assert str(info.value) == ("outer(): k=7 is out of range for axis 1 of size 5 "
+                               "(need 0 <= k <= 5)")
+    assert info.value.function == "outer" and info.value.args == (str(info.value),)
+    with pytest.raises(InvalidArgumentError, match=r"^topk\(\): k=7 is out") as again:
+        axisops.topk(X, 7)  # the same call, called directly
+    assert again.value.function == "topk"
+
+
+def test_naming_keeps_the_exception_its_cause_and_its_traceback():
+    cause = KeyError("inner")
+
+    @boundary("api")
+    def api():
+        raise IndexOutOfRangeError("index[3]=9 is out of range") from cause
+
+    with pytest.raises(IndexOutOfRangeError) as info:
+        api()
+    assert info.value.__cause__ is cause and str(info.value) == "api(): index[3]=9 is out of range"
+    assert info.traceback[-1].name == "api"  # the frame that raised it, not the boundary's
+    with pytest.raises(UnsupportedDTypeError) as info:
+        axisops.topk(np.array(["a"]), 1)
+    assert info.traceback[-1].name == "topk_spec"
+
+
+def test_a_named_error_survives_pickling_and_is_renamed_not_prefixed_twice():
+    with pytest.raises(IndexOutOfRangeError) as info:
+        axisops.gather(X, 1, [[0, 9]])
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert (str(copy), copy.function) == (str(info.value), "gather")
+    name_error(copy, "gather_file")
+    assert str(copy) == str(info.value).replace("gather(): ", "gather_file(): ", 1)
+
+
+def test_errors_without_a_message_argument_are_left_alone():
+    from axisops.directml import E_INVALIDARG, DMLError
+
+    err = DMLError(E_INVALIDARG, "k=0 is out of range")
+    name_error(err, "topk")
+    assert err.function is None and str(err).endswith(": k=0 is out of range")
+
+
+def test_work_deferred_past_the_boundary_captures_its_name_per_thread():
+    seen = []
+
+    @boundary("outer")
+    def outer():
+        seen.append(current_function())
+        worker = threading.Thread(target=lambda: seen.append(current_function()))
+        worker.start()
+        worker.join()
+
+    outer()
+    assert seen == ["outer", None] and current_function() is None
+    with pytest.raises(IndexOutOfRangeError, match=r"^gather\(\): index\[0\]=5 is out of range"):
+        call_as("gather", validation.check_index_values, np.array([5]),
+                validation.gather_spec(validation.ArrayMeta((3,), np.dtype(int)), 0,
+                                       validation.ArrayMeta((1,), np.dtype(int))))

@@ -9,6 +9,7 @@ the command line in test_cli_*.py, which runs the same jobs.)
 import os
 import signal
 import tempfile
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -18,12 +19,14 @@ from hypothesis import strategies as st
 
 import axisops
 from axisops import FileError, IndexOutOfRangeError, InvalidArgumentError, TopK
-from disk import least_chunk_bytes, peak_mb, save, stored_topk_requests
+from disk import CONTAINERS, least_chunk_bytes, peak_mb, save, stored_topk_requests
 
 from oracle import assert_same_bits
 from strategies import BF16, GATHER_DTYPES, arrays, tie_heavy
 
 FILE_GATHER_DTYPES = [d for d in GATHER_DTYPES if d != BF16]
+NEEDS_DISTRIBUTED = pytest.mark.skipif(find_spec("distributed") is None,
+                                       reason="needs distributed")
 
 
 def names(folder):
@@ -62,7 +65,7 @@ def test_gather_file_is_gather_of_the_whole_array(x, data):
     size = int(np.prod(shape))
     index = np.array(data.draw(st.lists(st.integers(-n, n - 1), min_size=size,
                                         max_size=size)), np.int64).reshape(shape)
-    container = data.draw(st.sampled_from(["npy-C", "npy-F", "npz", "zarr"]))
+    container = data.draw(st.sampled_from([c for c in CONTAINERS if c != "npz-compressed"]))
     least = max(least_chunk_bytes(x, container), least_chunk_bytes(index, container))
     chunk_bytes = data.draw(st.integers(least, least + 2 * x.nbytes + 8))
     as_file, to_file = data.draw(st.booleans()), data.draw(st.booleans())
@@ -204,8 +207,9 @@ def folder(tmp_path):
      r"^topk_file\(\): progress='yes' is not allowed \(need True, False or None\)$"),
     (lambda f: axisops.topk_file(f / "x.npy", 1, scheduler=8786), InvalidArgumentError,
      r"^topk_file\(\): scheduler=8786 is not a scheduler"),
-    (lambda f: axisops.topk_file(f / "x.npy", 1, scheduler="nonsense://"), FileError,
-     r"^topk_file\(\): scheduler='nonsense://': not a scheduler address"),
+    pytest.param(lambda f: axisops.topk_file(f / "x.npy", 1, scheduler="nonsense://"), FileError,
+                 r"^topk_file\(\): scheduler='nonsense://': not a scheduler address",
+                 marks=NEEDS_DISTRIBUTED),
     (lambda f: axisops.topk_file(f / "x.npy", 1, backend="nope"), InvalidArgumentError,
      r"^topk_file\(\): backend='nope' is not a backend"),
     (lambda f: axisops.gather_file(f / "x.npy", 1, f / "nope.npy"), FileError,

@@ -16,7 +16,7 @@ from strategies import LAYOUTS, TOPK_DTYPES, special_values, with_layout
 
 
 def _spec(x, k, axis, largest, sorted=True):
-    return topk_spec("topk", ArrayMeta(x.shape, x.dtype), k, axis, largest, sorted, None)
+    return topk_spec(ArrayMeta(x.shape, x.dtype), k, axis, largest, sorted, None)
 
 
 def _reference(x, k, axis, largest):
@@ -179,7 +179,7 @@ def test_gather_spec_path_keeps_the_index_type():
     x = np.arange(20).reshape(4, 5)
     for dtype in ("int8", "int16", "int32", "uint32", "uint64"):
         idx = np.array([[4, 0], [1, 2]], dtype)
-        spec = gather_spec("gather", ArrayMeta(x.shape, x.dtype), 1, ArrayMeta(idx.shape, idx.dtype))
+        spec = gather_spec(ArrayMeta(x.shape, x.dtype), 1, ArrayMeta(idx.shape, idx.dtype))
         np.testing.assert_array_equal(drv.gather(x, idx, spec), [[4, 0], [6, 7]])
 
 

@@ -82,21 +82,35 @@ def test_gather_matches_oracle(backend, case):
     assert np.array_equal(bits(arr), before_x) and np.array_equal(idx, before_i)
 
 
-@given(case=gather_cases(), bad=st.sampled_from(["n", "-n-1", "2**62", "-2**62", "max"]),
-       where=st.integers(0, 10**6))
-def test_gather_out_of_range_is_refused(backend, case, bad, where):
-    x, dim, index, _ = case
-    if index.size == 0:
-        return
+@st.composite
+def bad_gather_cases(draw):
+    """A gather whose index holds one to three values outside ``[-n, n-1]`` (always one).
+
+    Bad values are the extremes (``n``, ``-n-1``, ``2**62``, ``-2**62``, the dtype's
+    maximum and minimum) where the index dtype holds them, or any value out of range.
+    """
+    x = draw(arrays(dtypes=GATHER_DTYPES, min_side=1))
+    dim = draw(st.integers(-x.ndim, x.ndim - 1))
     n = x.shape[dim % x.ndim]
-    value = {"n": n, "-n-1": -n - 1, "2**62": 2**62, "-2**62": -(2**62),
-             "max": int(np.iinfo(index.dtype).max)}[bad]
-    info = np.iinfo(index.dtype)
-    if not info.min <= value <= info.max or -n <= value <= n - 1:
-        return
-    index = index.copy()
-    index.flat[where % index.size] = value
-    pos, val = first_bad_index(index, n)
+    shape = [draw(st.integers(1, s)) for s in x.shape]
+    shape[dim % x.ndim] = draw(st.integers(1, 2 * n + 1))
+    dtype = draw(st.sampled_from(INT_DTYPES))
+    lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+    size = int(np.prod(shape))
+    values = draw(st.lists(st.integers(max(-n, lo), min(n - 1, hi)), min_size=size, max_size=size))
+    index = np.array(values, dtype=dtype).reshape(shape)
+    extremes = [v for v in (n, -n - 1, 2**62, -(2**62), hi, lo) if lo <= v <= hi and not -n <= v < n]
+    ranges = [st.integers(n, hi)] + ([st.integers(lo, -n - 1)] if lo < -n else [])
+    bad = st.one_of(st.sampled_from(extremes), *ranges)
+    for where in draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=3)):
+        index.flat[where] = draw(bad)
+    return x, dim, index
+
+
+@given(case=bad_gather_cases())
+def test_gather_out_of_range_is_refused(backend, case):
+    x, dim, index = case
+    pos, val = first_bad_index(index, x.shape[dim % x.ndim])
     with pytest.raises(axisops.IndexOutOfRangeError) as err:
         axisops.gather(x, dim, index, backend=backend)
     assert f"index[{', '.join(map(str, pos))}]={val} is out of range" in str(err.value)

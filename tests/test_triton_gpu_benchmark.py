@@ -51,7 +51,7 @@ def test_the_full_cases_are_the_issue_s():
 
 
 def test_without_cuda_it_says_how_to_run_on_the_cpu(monkeypatch, capsys):
-    import torch
+    torch = pytest.importorskip("torch")
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert _load().main(["--json", "unused.json"]) == 2
@@ -66,7 +66,7 @@ def test_interpret_needs_quick(capsys):
 
 
 def test_tie_heavy_inputs_have_ties_nans_and_both_zeros():
-    import torch
+    torch = pytest.importorskip("torch")
 
     x = _load().tie_heavy(torch, (4, 4096), 0, "cpu")
     bits = x.view(torch.int32)

@@ -42,19 +42,13 @@ def _interpreted_kernels():
 
 triton_topk, triton_gather = _interpreted_kernels()
 
-from oracle import assert_same_bits, first_bad_index, ref_gather  # noqa: E402
-from strategies import INT_DTYPES, arrays, special_values  # noqa: E402
-from torch_helpers import BF16, to_numpy, to_torch  # noqa: E402
+from oracle import assert_same_bits, first_bad_index, ref_gather
+from strategies import INT_DTYPES, arrays, tie_heavy
+from torch_helpers import BF16, to_numpy, to_torch
 
 NARROW = [np.dtype(bool), *(d for d in INT_DTYPES if d.itemsize <= 4),
           np.dtype("float16"), np.dtype("float32"), BF16]
 WIDE = [np.dtype("int64"), np.dtype("uint64"), np.dtype("float64")]
-
-
-def tie_heavy(dtype, shape, seed, width=None):
-    rng = np.random.default_rng(seed)
-    pool = special_values(dtype)
-    return pool[rng.integers(0, width or len(pool), size=shape)]
 
 
 def check_topk(x: np.ndarray, k: int, axis=-1, largest=True, index_dtype=None, t=None):
@@ -80,8 +74,8 @@ def small_tiles(monkeypatch):
 def test_kernels_are_interpreted_and_backend_is_reachable():
     assert triton_topk.INTERPRETED and triton_topk.interpreting()
     x = torch.zeros(3)
-    assert registry.select("topk", x, "triton").name == "triton"
-    assert registry.select("topk", x).name == "torch"  # the CPU default stays zero-copy
+    assert registry.select(x, "triton").name == "triton"
+    assert registry.select(x).name == "torch"  # the CPU default stays zero-copy
 
 
 def test_triton_is_the_default_for_cuda_tensors():
@@ -92,12 +86,12 @@ def test_triton_is_the_default_for_cuda_tensors():
 
     FakeCuda.__module__ = "torch.fake"  # the registry's family is the type's root module
     t = torch.zeros(2).as_subclass(FakeCuda)
-    assert registry.select("topk", t).name == "triton"
+    assert registry.select(t).name == "triton"
 
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
 def test_short_rows_every_narrow_dtype(dtype):
-    x = tie_heavy(dtype, (5, 13), 1)
+    x = tie_heavy(dtype, (5, 13), 1, width=None)
     for largest in (True, False):
         for k in (0, 1, 4, 13):  # rounds of max (k <= 16)
             check_topk(x, k, largest=largest)
@@ -106,7 +100,7 @@ def test_short_rows_every_narrow_dtype(dtype):
 @pytest.mark.usefixtures("small_tiles")
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
 def test_short_rows_bitonic_branch(dtype):
-    x = tie_heavy(dtype, (3, 13), 2)
+    x = tie_heavy(dtype, (3, 13), 2, width=None)
     for largest in (True, False):
         for k in (3, 13):  # more than ITERATE_MAX_K = 2: tl.topk
             check_topk(x, k, largest=largest)
@@ -114,7 +108,7 @@ def test_short_rows_bitonic_branch(dtype):
 
 @pytest.mark.parametrize("dtype", WIDE, ids=str)
 def test_wide_dtypes_take_the_exact_torch_ops_path(dtype):
-    x = tie_heavy(dtype, (3, 11), 2)
+    x = tie_heavy(dtype, (3, 11), 2, width=None)
     assert not triton_topk.supports(to_torch(x), _spec(x, 3))
     for largest in (True, False):
         check_topk(x, 3, largest=largest)
@@ -123,7 +117,7 @@ def test_wide_dtypes_take_the_exact_torch_ops_path(dtype):
 def _spec(x, k):
     from axisops.validation import ArrayMeta, topk_spec
 
-    return topk_spec("topk", ArrayMeta(x.shape, x.dtype), k, -1, True, True, None)
+    return topk_spec(ArrayMeta(x.shape, x.dtype), k, -1, True, True, None)
 
 
 @pytest.mark.parametrize("k", [1, 3, 8, 100])
@@ -253,12 +247,12 @@ def _gspec(x, dim, index):
     from axisops.validation import ArrayMeta, gather_spec
 
     m = lambda t: ArrayMeta(tuple(t.shape), to_numpy(t).dtype)  # noqa: E731
-    return gather_spec("gather", m(x), dim, m(index))
+    return gather_spec(m(x), dim, m(index))
 
 
 def test_gather_complex_and_bf16():
     for dtype in (np.dtype("complex64"), np.dtype("complex128"), BF16, np.dtype(bool)):
-        x = tie_heavy(dtype, (3, 7), 7)
+        x = tie_heavy(dtype, (3, 7), 7, width=None)
         idx = np.array([[6, -7, 3], [0, 0, -1]])
         out = axisops.gather(to_torch(x), 1, torch.from_numpy(idx), backend="triton")
         assert_same_bits(to_numpy(out), ref_gather(x, 1, idx))

@@ -2,7 +2,9 @@
 
 import ml_dtypes
 import numpy as np
-import torch
+import pytest
+
+torch = pytest.importorskip("torch")
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

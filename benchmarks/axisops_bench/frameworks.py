@@ -81,7 +81,7 @@ def _torch_rows(quick: bool, repeats: int) -> list[Row]:
     rows, n, tokens = (100, 10_000, 2048) if quick else (1000, 10_000, 16384)
     g = torch.Generator().manual_seed(0)
     x = torch.randn(rows, n, generator=g)
-    spec = topk_spec("topk", ArrayMeta(tuple(x.shape), np.dtype("float32")), 10, -1, True,
+    spec = topk_spec(ArrayMeta(tuple(x.shape), np.dtype("float32")), 10, -1, True,
                      True, None)
     layer = {"axisops.topk": lambda: axisops.topk(x, 10),
              "direct kernel": lambda: BACKEND.run_topk(x, spec)}

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, boundary
 from .validation import as_int
 
 __all__ = [
@@ -67,11 +67,11 @@ def _shown(n: int) -> str:
     return f"{'-' if n < 0 else ''}<an integer of {n.bit_length()} bits>"
 
 
-def _check_range(n: int, what: str, name: str) -> int:
+def _check_range(n: int, name: str) -> int:
     top = max_threads()
     if not 1 <= n <= top:
         raise InvalidArgumentError(
-            f"{what}={_shown(n)} is out of range (need 1 <= {name} <= {top}, the larger of "
+            f"{name}={_shown(n)} is out of range (need 1 <= {name} <= {top}, the larger of "
             f"{THREADS_FLOOR} and the {cpu_count()} CPUs this process may run on)"
         )
     return n
@@ -82,7 +82,7 @@ def _from_env() -> int:
     if not raw:
         return cpu_count()
     try:
-        return _check_range(int(raw), "AXISOPS_NUM_THREADS", "AXISOPS_NUM_THREADS")
+        return _check_range(int(raw), "AXISOPS_NUM_THREADS")
     except InvalidArgumentError as exc:
         problem = str(exc)
     except ValueError:
@@ -107,6 +107,7 @@ def get_num_threads() -> int:
     return _num_threads
 
 
+@boundary("set_num_threads")
 def set_num_threads(n: int) -> None:
     """Set the number of threads kernels use; results do not change, only speed.
 
@@ -126,7 +127,7 @@ def set_num_threads(n: int) -> None:
     >>> axisops.set_num_threads(old)
     """
     global _num_threads
-    _num_threads = _check_range(as_int("set_num_threads", "n", n), "set_num_threads(): n", "n")
+    _num_threads = _check_range(as_int("n", n), "n")
 
 
 #: what :func:`set_compile_mode` accepts.
@@ -151,6 +152,7 @@ def get_compile_mode() -> str:
     return _compile_mode
 
 
+@boundary("set_compile_mode")
 def set_compile_mode(mode: str) -> None:
     """Choose what a call does when its CPU kernel is not compiled yet.
 
@@ -169,7 +171,7 @@ def set_compile_mode(mode: str) -> None:
     global _compile_mode
     if not isinstance(mode, str) or mode not in COMPILE_MODES:
         raise InvalidArgumentError(
-            f"set_compile_mode(): mode={mode!r} is not allowed "
+            f"mode={mode!r} is not allowed "
             f"(need one of {', '.join(map(repr, COMPILE_MODES))})"
         )
     _compile_mode = mode

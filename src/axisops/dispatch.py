@@ -9,8 +9,9 @@ one (only its shape, dtype and k change, by construction within range), and
 runs on a backend resolved once.  Nothing is validated twice and no backend
 is selected per piece.
 
-A derived spec keeps the request's ``func``, so a message a backend raises
-still names the public function the user called.
+A message a backend raises while running a piece names the public function
+the user called all the same: the name is added where that function returns
+(see :func:`axisops.errors.boundary`), not carried here.
 """
 
 from __future__ import annotations
@@ -31,16 +32,16 @@ __all__ = ["gather_block", "numpy_backend", "topk_block"]
 PIECE_INDEX = np.dtype(np.int64)
 
 
-def numpy_backend(func: str, name: str | None, dtype: Any = np.float64) -> Backend:
+def numpy_backend(name: str | None, dtype: Any = np.float64) -> Backend:
     """The backend that runs NumPy arrays of ``dtype``: the one named, else the default.
 
-    Raises the registry's error (naming ``func`` and ``backend=``) for a name
-    that is unknown, not installed, or not a NumPy-family backend.
+    Raises the registry's error (naming ``backend=``) for a name that is
+    unknown, not installed, or not a NumPy-family backend.
 
-    >>> numpy_backend("topk", "numpy").name
+    >>> numpy_backend("numpy").name
     'numpy'
     """
-    return registry.select(func, np.empty(0, dtype), name)
+    return registry.select(np.empty(0, dtype), name)
 
 
 def topk_block(impl: Backend, block: np.ndarray, spec: TopKSpec, k: int | None = None
@@ -51,8 +52,8 @@ def topk_block(impl: Backend, block: np.ndarray, spec: TopKSpec, k: int | None =
     allows (its own byte order); ``k`` defaults to ``spec.k``.
 
     >>> from axisops.validation import ArrayMeta, topk_spec
-    >>> spec = topk_spec("topk", ArrayMeta((4,), np.dtype(int)), 2, 0, True, False, None)
-    >>> topk_block(numpy_backend("topk", "numpy"), np.array([5, 7, 5, 1]), spec)
+    >>> spec = topk_spec(ArrayMeta((4,), np.dtype(int)), 2, 0, True, False, None)
+    >>> topk_block(numpy_backend("numpy"), np.array([5, 7, 5, 1]), spec)
     (array([7, 5]), array([1, 0]))
     """
     n = block.shape[spec.axis]

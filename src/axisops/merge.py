@@ -45,10 +45,10 @@ Candidates = tuple[np.ndarray, np.ndarray]
 BackendRef = Backend | str | None
 
 
-def _resolve(backend: BackendRef, spec: TopKSpec, dtype: np.dtype) -> Backend:
+def _resolve(backend: BackendRef, dtype: np.dtype) -> Backend:
     if isinstance(backend, Backend):
         return backend
-    return numpy_backend(spec.func, backend, dtype)
+    return numpy_backend(backend, dtype)
 
 
 def block_candidates(block: np.ndarray, spec: TopKSpec, offset: int,
@@ -56,11 +56,11 @@ def block_candidates(block: np.ndarray, spec: TopKSpec, offset: int,
     """The sorted top-k of one piece that starts at global index ``offset``.
 
     >>> from axisops.validation import ArrayMeta, topk_spec
-    >>> spec = topk_spec("topk", ArrayMeta((13,), np.dtype(int)), 2, 0, True, True, None)
+    >>> spec = topk_spec(ArrayMeta((13,), np.dtype(int)), 2, 0, True, True, None)
     >>> block_candidates(np.array([5, 7, 5]), spec, 10, "numpy")
     (array([7, 5]), array([11, 10]))
     """
-    values, indices = topk_block(_resolve(backend, spec, block.dtype), block, spec)
+    values, indices = topk_block(_resolve(backend, block.dtype), block, spec)
     indices += offset
     return values, indices
 
@@ -94,7 +94,7 @@ def merge_candidates(spec: TopKSpec, *parts: Candidates, backend: BackendRef = N
     distinct.
 
     >>> from axisops.validation import ArrayMeta, topk_spec
-    >>> spec = topk_spec("topk", ArrayMeta((4,), np.dtype(int)), 3, 0, True, True, None)
+    >>> spec = topk_spec(ArrayMeta((4,), np.dtype(int)), 3, 0, True, True, None)
     >>> a = (np.array([7, 5]), np.array([1, 0]))
     >>> b = (np.array([7, 6]), np.array([3, 2]))
     >>> merge_candidates(spec, a, b, backend="numpy")
@@ -107,5 +107,5 @@ def merge_candidates(spec: TopKSpec, *parts: Candidates, backend: BackendRef = N
     indices = np.concatenate([p[1] for p in parts], axis=axis)
     if not ordered:
         values, indices = _in_index_order(values, indices, axis)
-    best_values, best = topk_block(_resolve(backend, spec, values.dtype), values, spec)
+    best_values, best = topk_block(_resolve(backend, values.dtype), values, spec)
     return best_values, np.take_along_axis(indices, best, axis=axis)

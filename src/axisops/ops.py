@@ -2,7 +2,8 @@
 
 Each function validates and normalises every argument (through
 :mod:`axisops.validation`) before any backend runs, so every backend sees the
-same clean request and every error comes from one place.
+same clean request and every error comes from one place.  Each is a
+:func:`~axisops.errors.boundary`: errors leaving it carry its name.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, NamedTuple
 
 from . import registry
 from .backends.base import Backend
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, boundary
 from .validation import gather_spec, take_along_axis_shapes, topk_spec
 
 __all__ = ["TopK", "gather", "take_along_axis", "top_k", "topk"]
@@ -24,7 +25,7 @@ class TopK(NamedTuple):
     indices: Any
 
 
-def _select(func: str, x: Any, backend: str | None) -> Backend:
+def _select(x: Any, backend: str | None) -> Backend:
     """The backend for ``x``: the registry's choice, except while torch.compile traces.
 
     Dynamo cannot trace the registry's first-use work (module discovery, its
@@ -38,11 +39,10 @@ def _select(func: str, x: Any, backend: str | None) -> Backend:
             from .backends.torch_backend import for_op
 
             return for_op(backend)
-    return registry.select(func, x, backend)
+    return registry.select(x, backend)
 
 
 def _topk(
-    func: str,
     x: Any,
     k: Any,
     axis: Any,
@@ -51,13 +51,14 @@ def _topk(
     index_dtype: Any,
     backend: str | None,
 ) -> TopK:
-    impl = _select(func, x, backend)
-    x = impl.asarray(x, func, "x")
-    spec = topk_spec(func, impl.meta(x, func, "x"), k, axis, largest, sorted, index_dtype)
+    impl = _select(x, backend)
+    x = impl.asarray(x, "x")
+    spec = topk_spec(impl.meta(x, "x"), k, axis, largest, sorted, index_dtype)
     values, indices = impl.topk(x, spec)
     return TopK(values, indices)
 
 
+@boundary("topk")
 def topk(
     x: Any,
     k: int,
@@ -97,9 +98,10 @@ def topk(
     >>> axisops.topk([[5, 1], [2, 4]], 1, axis=0, largest=False).values
     array([[2, 1]])
     """
-    return _topk("topk", x, k, axis, largest, sorted, index_dtype, backend)
+    return _topk(x, k, axis, largest, sorted, index_dtype, backend)
 
 
+@boundary("top_k")
 def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
     """Array-API spelling of :func:`topk`: ``mode`` is ``"largest"`` or ``"smallest"``.
 
@@ -109,11 +111,12 @@ def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
     """
     if not isinstance(mode, str) or mode not in ("largest", "smallest"):
         raise InvalidArgumentError(
-            f"top_k(): mode={mode!r} is not allowed (need 'largest' or 'smallest')"
+            f"mode={mode!r} is not allowed (need 'largest' or 'smallest')"
         )
-    return _topk("top_k", x, k, axis, mode == "largest", True, None, None)
+    return _topk(x, k, axis, mode == "largest", True, None, None)
 
 
+@boundary("gather")
 def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     """``out[i..., j, ...] = x[i..., index[i..., j, ...], ...]`` along ``dim``.
 
@@ -136,14 +139,14 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     array([[3],
            [4]])
     """
-    impl = _select("gather", x, backend)
-    x = impl.asarray(x, "gather", "x")
-    idx = impl.as_index(index, x, "gather", "index")
-    meta_x, meta_i = impl.meta(x, "gather", "x"), impl.meta(idx, "gather", "index")
-    spec = gather_spec("gather", meta_x, dim, meta_i)
+    impl = _select(x, backend)
+    x = impl.asarray(x, "x")
+    idx = impl.as_index(index, x, "index")
+    spec = gather_spec(impl.meta(x, "x"), dim, impl.meta(idx, "index"))
     return impl.gather(x, idx, spec)
 
 
+@boundary("take_along_axis")
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     """Array-API ``take_along_axis``: gather that broadcasts ``x`` and ``indices``.
 
@@ -156,21 +159,15 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     array([[30],
            [20]])
     """
-    func = "take_along_axis"
-    impl = _select(func, x, None)
-    x = impl.asarray(x, func, "x")
-    idx = impl.as_index(indices, x, func, "indices")
+    impl = _select(x, None)
+    x = impl.asarray(x, "x")
+    idx = impl.as_index(indices, x, "indices")
     ax, x_shape, idx_shape = take_along_axis_shapes(
-        func, impl.meta(x, func, "x"), impl.meta(idx, func, "indices"), axis
+        impl.meta(x, "x"), impl.meta(idx, "indices"), axis
     )
     x = impl.broadcast_to(x, x_shape)
     idx = impl.broadcast_to(idx, idx_shape)
     spec = gather_spec(
-        func,
-        impl.meta(x, func, "x"),
-        ax,
-        impl.meta(idx, func, "indices"),
-        index_name="indices",
-        dim_name="axis",
+        impl.meta(x, "x"), ax, impl.meta(idx, "indices"), index_name="indices", dim_name="axis"
     )
     return impl.gather(x, idx, spec)

@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from .backends.base import Backend
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, boundary
 
 __all__ = ["all_backends", "backends", "get_backend", "register_backend", "select"]
 
@@ -48,6 +48,7 @@ def _discover() -> None:
         _discovered = True
 
 
+@boundary("register_backend")
 def register_backend(backend: Backend, *, replace: bool = False) -> None:
     """Add a backend (an instance of :class:`axisops.backends.base.Backend`).
 
@@ -62,13 +63,13 @@ def register_backend(backend: Backend, *, replace: bool = False) -> None:
     """
     if not isinstance(backend, Backend) or not backend.name:
         raise InvalidArgumentError(
-            f"register_backend(): backend={backend!r} is not a named axisops Backend instance"
+            f"backend={backend!r} is not a named axisops Backend instance"
         )
     _discover()
     with _lock:
         if backend.name in _registry and not replace:
             raise InvalidArgumentError(
-                f"register_backend(): a backend named {backend.name!r} exists "
+                f"a backend named {backend.name!r} exists "
                 f"(pass replace=True to replace it)"
             )
         _registry[backend.name] = backend
@@ -116,33 +117,30 @@ def _serves(backend: Backend, fam: str) -> bool:
     return fam in backend.array_modules or (fam == "numpy" and "builtins" in backend.array_modules)
 
 
-def select(func: str, x: Any, backend: str | None = None) -> Backend:
-    """The backend that runs ``func`` on ``x``: the named one, or the default."""
+def select(x: Any, backend: str | None = None) -> Backend:
+    """The backend that runs an operation on ``x``: the named one, or the default."""
     fam = family(x)
     if backend is not None:
         if not isinstance(backend, str):
             raise InvalidArgumentError(
-                f"{func}(): backend={backend!r} is not a backend name (need a str or None)"
+                f"backend={backend!r} is not a backend name (need a str or None)"
             )
-        try:
-            chosen = get_backend(backend)
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"{func}(): {exc}") from None
+        chosen = get_backend(backend)
         if not _serves(chosen, fam):
             raise InvalidArgumentError(
-                f"{func}(): backend={backend!r} does not take {_type_name(x)} inputs "
+                f"backend={backend!r} does not take {_type_name(x)} inputs "
                 f"(backends for them: {', '.join(_names_for(fam)) or 'none'})"
             )
         missing = chosen.missing()
         if missing:
             hint = f" (pip install 'axisops[{chosen.extra}]')" if chosen.extra else ""
             raise InvalidArgumentError(
-                f"{func}(): backend={backend!r} is not available here: "
+                f"backend={backend!r} is not available here: "
                 f"{', '.join(missing)} is not installed{hint}"
             )
         if not chosen.accepts(x):
             raise InvalidArgumentError(
-                f"{func}(): backend={backend!r} cannot take this {_type_name(x)} "
+                f"backend={backend!r} cannot take this {_type_name(x)} "
                 f"(for example its device)"
             )
         return chosen
@@ -150,7 +148,7 @@ def select(func: str, x: Any, backend: str | None = None) -> Backend:
         if candidate.default_for(x):
             return candidate
     raise InvalidArgumentError(
-        f"{func}(): no installed backend takes {_type_name(x)} inputs "
+        f"no installed backend takes {_type_name(x)} inputs "
         f"(registered for them: {', '.join(_names_for(fam, available_only=False)) or 'none'})"
     )
 

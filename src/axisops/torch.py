@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import torch
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, boundary
 from .kernels import torch_library  # noqa: F401  (registers the axisops:: operators)
 from .ops import TopK
 from .ops import gather as _gather
@@ -34,14 +34,15 @@ from .ops import topk as _topk
 __all__ = ["TopK", "gather", "topk"]
 
 
-def _need_tensor(func: str, name: str, value: object) -> None:
+def _need_tensor(name: str, value: object, any_array: str) -> None:
     if not isinstance(value, torch.Tensor):
         raise InvalidArgumentError(
-            f"{func}(): {name} is a {type(value).__name__}, not a torch.Tensor "
-            f"(axisops.torch takes tensors; axisops.{func} takes any array)"
+            f"{name} is a {type(value).__name__}, not a torch.Tensor "
+            f"(axisops.torch takes tensors; {any_array} takes any array)"
         )
 
 
+@boundary("topk")
 def topk(
     input: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> TopK:
@@ -55,10 +56,11 @@ def topk(
     >>> ax.topk(torch.tensor([[0.0, -0.0, 5.0]]), k=2, dim=1, largest=False).indices
     tensor([[0, 1]])
     """
-    _need_tensor("topk", "input", input)
+    _need_tensor("input", input, "axisops.topk")
     return _topk(input, k, dim, largest=largest, sorted=sorted)
 
 
+@boundary("gather")
 def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     """``torch.gather`` with the axisops contract (negative indices allowed, all checked).
 
@@ -68,5 +70,5 @@ def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     tensor([[2],
             [3]])
     """
-    _need_tensor("gather", "input", input)
+    _need_tensor("input", input, "axisops.gather")
     return _gather(input, dim, index)

@@ -6,6 +6,10 @@ fields are already clean: axes are non-negative, ``k`` is a Python int within
 range, dtypes are NumPy dtypes.  Backends receive only specs and never validate
 arguments again; the one data-dependent check (gather index values) is
 :func:`check_index_values`, shared by every NumPy-family backend.
+
+Messages name the argument, the value and what was allowed, not the function:
+the public function adds its name where the user called it (see
+:func:`axisops.errors.boundary`).
 """
 
 from __future__ import annotations
@@ -62,7 +66,6 @@ class ArrayMeta:
 class TopKSpec:
     """A validated top-k request.  ``axis`` is in ``[0, ndim)``, ``0 <= k <= n``."""
 
-    func: str
     shape: tuple[int, ...]
     dtype: np.dtype
     axis: int
@@ -92,7 +95,6 @@ class GatherSpec:
     checked by the backend (see :func:`check_index_values`).
     """
 
-    func: str
     shape: tuple[int, ...]
     dtype: np.dtype
     dim: int
@@ -118,49 +120,49 @@ def _describe(value: Any) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
-def as_int(func: str, name: str, value: Any) -> int:
+def as_int(name: str, value: Any) -> int:
     """``value`` as a Python int; bool, float and non-integers are rejected."""
     if isinstance(value, (bool, np.bool_)):
         raise InvalidArgumentError(
-            f"{func}(): {name}={value!r} is a bool (need a Python or NumPy integer)"
+            f"{name}={value!r} is a bool (need a Python or NumPy integer)"
         )
     try:
         return operator.index(value)
     except TypeError:
         raise InvalidArgumentError(
-            f"{func}(): {name}={_describe(value)} is not an integer "
+            f"{name}={_describe(value)} is not an integer "
             f"(need a Python or NumPy integer, not bool or float)"
         ) from None
 
 
-def as_bool(func: str, name: str, value: Any) -> bool:
+def as_bool(name: str, value: Any) -> bool:
     """``value`` as a Python bool; only True/False (Python or NumPy) are accepted."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise InvalidArgumentError(
-        f"{func}(): {name}={_describe(value)} is not a bool (need True or False)"
+        f"{name}={_describe(value)} is not a bool (need True or False)"
     )
 
 
-def normalize_axis(func: str, name: str, value: Any, ndim: int) -> int:
+def normalize_axis(name: str, value: Any, ndim: int) -> int:
     """An axis in ``[-ndim, ndim)`` mapped to ``[0, ndim)``."""
-    axis = as_int(func, name, value)
+    axis = as_int(name, value)
     if not -ndim <= axis < ndim:
         raise InvalidArgumentError(
-            f"{func}(): {name}={axis} is out of range for an array of {ndim} "
+            f"{name}={axis} is out of range for an array of {ndim} "
             f"dimension{'s' if ndim != 1 else ''} (need {-ndim} <= {name} <= {ndim - 1})"
         )
     return axis % ndim
 
 
-def _require_rank(func: str, name: str, meta: ArrayMeta) -> None:
+def _require_rank(name: str, meta: ArrayMeta) -> None:
     if meta.ndim == 0:
         raise InvalidArgumentError(
-            f"{func}(): {name} must have at least one dimension, got a 0-d array"
+            f"{name} must have at least one dimension, got a 0-d array"
         )
 
 
-def _as_index_dtype(func: str, value: Any) -> np.dtype:
+def _as_index_dtype(value: Any) -> np.dtype:
     if value is None:
         return np.dtype(np.int64)
     # A framework dtype such as torch.int32 is spelled "torch.int32".  torch's
@@ -177,18 +179,17 @@ def _as_index_dtype(func: str, value: Any) -> np.dtype:
             dtype = np.dtype(name) if ok else None
     if dtype is None:
         raise UnsupportedDTypeError(
-            f"{func}(): index_dtype={value!r} is not a dtype (allowed: {', '.join(INDEX_DTYPES)})"
+            f"index_dtype={value!r} is not a dtype (allowed: {', '.join(INDEX_DTYPES)})"
         )
     if not is_index_dtype(dtype):
         raise UnsupportedDTypeError(
-            f"{func}(): index_dtype={dtype.name} is not an integer type "
+            f"index_dtype={dtype.name} is not an integer type "
             f"(allowed: {', '.join(INDEX_DTYPES)})"
         )
     return native(dtype)
 
 
 def topk_spec(
-    func: str,
     meta: ArrayMeta,
     k: Any,
     axis: Any,
@@ -197,32 +198,31 @@ def topk_spec(
     index_dtype: Any,
 ) -> TopKSpec:
     """Validate a top-k call; raises the library's errors, returns a clean spec."""
-    _require_rank(func, "x", meta)
+    _require_rank("x", meta)
     if not is_topk_dtype(meta.dtype):
         raise UnsupportedDTypeError(
-            f"{func}(): x has dtype {meta.dtype}, which top-k does not support "
+            f"x has dtype {meta.dtype}, which top-k does not support "
             f"(supported: {', '.join(TOPK_DTYPES)})"
         )
-    ax = normalize_axis(func, "axis", axis, meta.ndim)
-    kk = as_int(func, "k", k)
+    ax = normalize_axis("axis", axis, meta.ndim)
+    kk = as_int("k", k)
     n = meta.shape[ax]
     if not 0 <= kk <= n:
         raise InvalidArgumentError(
-            f"{func}(): k={kk} is out of range for axis {ax} of size {n} (need 0 <= k <= {n})"
+            f"k={kk} is out of range for axis {ax} of size {n} (need 0 <= k <= {n})"
         )
-    big = as_bool(func, "largest", largest)
-    srt = as_bool(func, "sorted", sorted)
-    idt = _as_index_dtype(func, index_dtype)
+    big = as_bool("largest", largest)
+    srt = as_bool("sorted", sorted)
+    idt = _as_index_dtype(index_dtype)
     if n > 0 and int(np.iinfo(idt).max) < n - 1:
         raise InvalidArgumentError(
-            f"{func}(): index_dtype={idt.name} cannot hold index {n - 1} of axis {ax} "
+            f"index_dtype={idt.name} cannot hold index {n - 1} of axis {ax} "
             f"of size {n} (need an integer type whose maximum is >= {n - 1})"
         )
-    return TopKSpec(func, meta.shape, meta.dtype, ax, kk, big, srt, idt)
+    return TopKSpec(meta.shape, meta.dtype, ax, kk, big, srt, idt)
 
 
 def gather_spec(
-    func: str,
     meta: ArrayMeta,
     dim: Any,
     index: ArrayMeta,
@@ -231,61 +231,61 @@ def gather_spec(
     dim_name: str = "dim",
 ) -> GatherSpec:
     """Validate a gather call (torch.gather semantics); returns a clean spec."""
-    _require_rank(func, "x", meta)
+    _require_rank("x", meta)
     if not is_gather_dtype(meta.dtype):
         raise UnsupportedDTypeError(
-            f"{func}(): x has dtype {meta.dtype}, which gather does not support "
+            f"x has dtype {meta.dtype}, which gather does not support "
             f"(supported: {', '.join(GATHER_DTYPES)})"
         )
     if not is_index_dtype(index.dtype):
         raise UnsupportedDTypeError(
-            f"{func}(): {index_name} has dtype {index.dtype}, need an integer dtype "
+            f"{index_name} has dtype {index.dtype}, need an integer dtype "
             f"({', '.join(INDEX_DTYPES)})"
         )
     if index.ndim != meta.ndim:
         raise InvalidArgumentError(
-            f"{func}(): {index_name} must have the same number of dimensions as x "
+            f"{index_name} must have the same number of dimensions as x "
             f"(x has {meta.ndim}, {index_name} has {index.ndim})"
         )
-    d = normalize_axis(func, dim_name, dim, meta.ndim)
+    d = normalize_axis(dim_name, dim, meta.ndim)
     for ax, (si, sx) in enumerate(zip(index.shape, meta.shape)):
         if ax != d and si > sx:
             raise InvalidArgumentError(
-                f"{func}(): {index_name}.shape[{ax}]={si} exceeds x.shape[{ax}]={sx} "
+                f"{index_name}.shape[{ax}]={si} exceeds x.shape[{ax}]={sx} "
                 f"(need {index_name}.shape[d] <= x.shape[d] for every d != {dim_name}={d})"
             )
     if index.size > 0 and meta.shape[d] == 0:
         raise InvalidArgumentError(
-            f"{func}(): {index_name} is non-empty but {dim_name} {d} of x has size 0 "
+            f"{index_name} is non-empty but {dim_name} {d} of x has size 0 "
             f"(there is nothing to gather from)"
         )
     return GatherSpec(
-        func, meta.shape, meta.dtype, d, index.shape, native(index.dtype), index_name, dim_name
+        meta.shape, meta.dtype, d, index.shape, native(index.dtype), index_name, dim_name
     )
 
 
 def take_along_axis_shapes(
-    func: str, x: ArrayMeta, indices: ArrayMeta, axis: Any
+    x: ArrayMeta, indices: ArrayMeta, axis: Any
 ) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     """Broadcast shapes for the array-API ``take_along_axis``.
 
     Returns ``(axis, x_shape, indices_shape)``: both shapes agree in every
     dimension but ``axis``, where each keeps its own size.
     """
-    _require_rank(func, "x", x)
+    _require_rank("x", x)
     if indices.ndim != x.ndim:
         raise InvalidArgumentError(
-            f"{func}(): indices must have the same number of dimensions as x "
+            f"indices must have the same number of dimensions as x "
             f"(x has {x.ndim}, indices has {indices.ndim})"
         )
-    ax = normalize_axis(func, "axis", axis, x.ndim)
+    ax = normalize_axis("axis", axis, x.ndim)
     xs, js = list(x.shape), list(indices.shape)
     for d, (a, b) in enumerate(zip(x.shape, indices.shape)):
         if d == ax or a == b:
             continue
         if a != 1 and b != 1:
             raise InvalidArgumentError(
-                f"{func}(): x.shape[{d}]={a} and indices.shape[{d}]={b} cannot be broadcast "
+                f"x.shape[{d}]={a} and indices.shape[{d}]={b} cannot be broadcast "
                 f"(need equal sizes or one of them 1 in every dimension but axis={ax})"
             )
         xs[d] = js[d] = max(a, b)
@@ -319,6 +319,6 @@ def raise_index_error(spec: GatherSpec, position: tuple[int, ...], value: int) -
     n = spec.n
     where = ", ".join(map(str, position))
     raise IndexOutOfRangeError(
-        f"{spec.func}(): {spec.index_name}[{where}]={value} is out of range for "
+        f"{spec.index_name}[{where}]={value} is out of range for "
         f"{spec.dim_name} {spec.dim} of size {n} (need {-n} <= {spec.index_name} <= {n - 1})"
     )

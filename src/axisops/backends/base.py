@@ -6,7 +6,9 @@ finds it by scanning the package, so adding a backend adds a module and changes
 no existing one.  Backend modules import their heavy dependency (numba, torch,
 dask...) inside methods, never at module level, so discovery stays cheap.
 
-Backends receive validated specs only (see :mod:`axisops.validation`).
+Backends receive validated specs only (see :mod:`axisops.validation`).  Their
+messages name arguments, never the function: the public function the user
+called adds its name (see :func:`axisops.errors.boundary`).
 """
 
 from __future__ import annotations
@@ -65,20 +67,24 @@ class Backend(ABC):
         """
         return self.accepts(x)
 
-    def asarray(self, x: Any, func: str, name: str) -> Any:
-        """``x`` converted to the array type this backend works on."""
+    def asarray(self, x: Any, name: str) -> Any:
+        """``x`` converted to the array type this backend works on.
+
+        ``name`` is the argument as the user passed it (``"x"``, ``"index"``),
+        for messages.
+        """
         return x
 
-    def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
+    def as_index(self, index: Any, x: Any, name: str) -> Any:
         """A gather index converted to a type this backend can use beside ``x``."""
-        return self.asarray(index, func, name)
+        return self.asarray(index, name)
 
     @abstractmethod
-    def meta(self, x: Any, func: str, name: str) -> ArrayMeta:
+    def meta(self, x: Any, name: str) -> ArrayMeta:
         """Shape and NumPy dtype of an array returned by :meth:`asarray`.
 
         A backend whose arrays may hold a type with no NumPy equivalent raises
-        :class:`~axisops.UnsupportedDTypeError` here, naming ``func`` and ``name``.
+        :class:`~axisops.UnsupportedDTypeError` here, naming the argument ``name``.
         """
 
     @abstractmethod

@@ -42,22 +42,22 @@ class DaskBackend(Backend):
     extra = "dask"
     description = "lazy dask arrays: per-chunk kernels, exact tree merges"
 
-    def asarray(self, x: Any, func: str, name: str) -> Any:
+    def asarray(self, x: Any, name: str) -> Any:
         if not _is_dask_array(x):
             raise InvalidArgumentError(
-                f"{func}(): {name} of type {type(x).__module__}.{type(x).__qualname__} is a "
+                f"{name} of type {type(x).__module__}.{type(x).__qualname__} is a "
                 f"dask collection but not a dask array (need a dask.array.Array)"
             )
         return x
 
-    def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
-        return index if _is_dask_array(index) else as_ndarray(index, func, name)
+    def as_index(self, index: Any, x: Any, name: str) -> Any:
+        return index if _is_dask_array(index) else as_ndarray(index, name)
 
-    def meta(self, x: Any, func: str, name: str) -> ArrayMeta:
+    def meta(self, x: Any, name: str) -> ArrayMeta:
         for d, size in enumerate(x.shape):
             if isinstance(size, float) and math.isnan(size):
                 raise InvalidArgumentError(
-                    f"{func}(): {name} has unknown chunk sizes along axis {d} "
+                    f"{name} has unknown chunk sizes along axis {d} "
                     f"(shape {x.shape}); call {name}.compute_chunk_sizes() first"
                 )
         return ArrayMeta(tuple(int(s) for s in x.shape), np.dtype(x.dtype))

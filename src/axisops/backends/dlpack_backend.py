@@ -72,32 +72,32 @@ def _device_of(x: Any) -> Any:
     return None if callable(device) else device
 
 
-def _numpy_import(x: Any, func: str, name: str) -> np.ndarray:
+def _numpy_import(x: Any, name: str) -> np.ndarray:
     try:
         return np.from_dlpack(x)
     except (BufferError, RuntimeError, TypeError, ValueError):
-        return as_ndarray(x, func, name)  # e.g. bfloat16, which NumPy's importer refuses
+        return as_ndarray(x, name)  # e.g. bfloat16, which NumPy's importer refuses
 
 
-def _torch_import(x: Any, func: str, name: str) -> Any:
+def _torch_import(x: Any, name: str) -> Any:
     try:
         import torch
     except ImportError:
         raise InvalidArgumentError(
-            f"{func}(): {name} is a {_type_name(x)} on an accelerator; axisops reads "
+            f"{name} is a {_type_name(x)} on an accelerator; axisops reads "
             f"accelerator arrays through torch, which is not installed "
             f"(pip install 'axisops[torch]')"
         ) from None
     return torch.from_dlpack(x)
 
 
-def import_array(x: Any, func: str, name: str, via_torch: bool | None = None) -> Imported:
+def import_array(x: Any, name: str, via_torch: bool | None = None) -> Imported:
     """Import ``x`` through DLPack: a NumPy view for CPU producers, else a torch tensor.
 
     ``via_torch`` forces the route (None: by the producer's device).
 
     >>> import jax.numpy as jnp
-    >>> type(import_array(jnp.arange(3), "topk", "x").array).__name__
+    >>> type(import_array(jnp.arange(3), "x").array).__name__
     'ndarray'
     """
     try:
@@ -105,16 +105,16 @@ def import_array(x: Any, func: str, name: str, via_torch: bool | None = None) ->
         namespace = _namespace(x)
     except Exception as exc:
         raise InvalidArgumentError(
-            f"{func}(): {name} of type {_type_name(x)} cannot be exported through DLPack "
+            f"{name} of type {_type_name(x)} cannot be exported through DLPack "
             f"({exc}); pass a concrete array (for JAX, not a tracer inside jit/vmap)"
         ) from None
     if via_torch is None:
         via_torch = device_type not in _CPU_DEVICES
     try:
-        array = _torch_import(x, func, name) if via_torch else _numpy_import(x, func, name)
+        array = _torch_import(x, name) if via_torch else _numpy_import(x, name)
     except (BufferError, RuntimeError, TypeError) as exc:
         raise InvalidArgumentError(
-            f"{func}(): {name} of type {_type_name(x)} cannot be imported through DLPack "
+            f"{name} of type {_type_name(x)} cannot be imported through DLPack "
             f"({exc}); need a dense array on one device"
         ) from None
     return Imported(array, namespace, _device_of(x), _type_name(x))
@@ -128,7 +128,7 @@ def export(result: Any, like: Imported) -> Any:
     """``result`` (NumPy or torch) as an array of ``like``'s producer, on its device.
 
     >>> import jax.numpy as jnp
-    >>> imp = import_array(jnp.arange(3.0), "topk", "x")
+    >>> imp = import_array(jnp.arange(3.0), "x")
     >>> export(np.array([2.0]), imp)
     Array([2.], dtype=float32)
     """
@@ -148,7 +148,7 @@ def _check_narrowed(out: Any, spec: TopKSpec, like: Imported) -> None:
     if got == spec.index_dtype or spec.n - 1 <= np.iinfo(got).max:
         return
     raise InvalidArgumentError(
-        f"{spec.func}(): index_dtype={spec.index_dtype.name} is narrowed to {got.name} by "
+        f"index_dtype={spec.index_dtype.name} is narrowed to {got.name} by "
         f"{like.kind} (for JAX, jax_enable_x64 is off), which cannot hold index {spec.n - 1} "
         f"of axis {spec.axis} of size {spec.n} (enable 64-bit types in the producer)"
     )
@@ -163,31 +163,31 @@ class DLPackBackend(Backend):
     requires = ()
     description = "JAX/CuPy arrays via DLPack (CPU: NumPy views; GPU: torch), same type out"
 
-    def asarray(self, x: Any, func: str, name: str) -> Imported:
-        return import_array(x, func, name)
+    def asarray(self, x: Any, name: str) -> Imported:
+        return import_array(x, name)
 
-    def as_index(self, index: Any, x: Imported, func: str, name: str) -> Imported:
+    def as_index(self, index: Any, x: Imported, name: str) -> Imported:
         on_torch = _is_torch(x.array)
         foreign = hasattr(index, "__dlpack_device__") and not _is_torch(index)
         if foreign and registry.family(index) in self.array_modules:
-            index = import_array(index, func, name).array
+            index = import_array(index, name).array
         if on_torch:
             from .torch_backend import BACKEND as TORCH
 
-            array = TORCH.as_index(index, x.array, func, name)
+            array = TORCH.as_index(index, x.array, name)
         elif _is_torch(index):
             from .torch_backend import numpy_view
 
             array = numpy_view(index.cpu())
         else:
-            array = as_ndarray(index, func, name)
+            array = as_ndarray(index, name)
         return replace(x, array=array)
 
-    def meta(self, x: Imported, func: str, name: str) -> ArrayMeta:
+    def meta(self, x: Imported, name: str) -> ArrayMeta:
         if _is_torch(x.array):
             from .torch_backend import BACKEND as TORCH
 
-            return TORCH.meta(x.array, func, name)
+            return TORCH.meta(x.array, name)
         return ArrayMeta(x.array.shape, x.array.dtype)
 
     def broadcast_to(self, x: Imported, shape: tuple[int, ...]) -> Imported:
@@ -198,13 +198,13 @@ class DLPackBackend(Backend):
         return replace(x, array=np.broadcast_to(x.array, shape))
 
     def topk(self, x: Imported, spec: TopKSpec) -> tuple[Any, Any]:
-        values, indices = registry.select(spec.func, x.array).topk(x.array, spec)
+        values, indices = registry.select(x.array).topk(x.array, spec)
         out_indices = export(indices, x)
         _check_narrowed(out_indices, spec, x)
         return export(values, x), out_indices
 
     def gather(self, x: Imported, index: Imported, spec: GatherSpec) -> Any:
-        out = registry.select(spec.func, x.array).gather(x.array, index.array, spec)
+        out = registry.select(x.array).gather(x.array, index.array, spec)
         return export(out, x)
 
 

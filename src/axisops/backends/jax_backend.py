@@ -74,12 +74,12 @@ class JaxBackend(Backend):
 
         return isinstance(x, jax.Array)
 
-    def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
+    def as_index(self, index: Any, x: Any, name: str) -> Any:
         if self.accepts(index):
             return index
-        return as_ndarray(index, func, name)
+        return as_ndarray(index, name)
 
-    def meta(self, x: Any, func: str, name: str) -> ArrayMeta:
+    def meta(self, x: Any, name: str) -> ArrayMeta:
         return ArrayMeta(tuple(x.shape), np.dtype(x.dtype))
 
     def broadcast_to(self, x: Any, shape: tuple[int, ...]) -> Any:
@@ -95,7 +95,7 @@ class JaxBackend(Backend):
         if _on_one_cpu(x):
             from .dlpack_backend import BACKEND as DLPACK
 
-            return DLPACK.topk(DLPACK.asarray(x, spec.func, "x"), spec)
+            return DLPACK.topk(DLPACK.asarray(x, "x"), spec)
         if _is_tracer(x):
             from ..kernels import jax_ops
 
@@ -110,8 +110,8 @@ class JaxBackend(Backend):
         if _on_one_cpu(x):  # the CPU kernels check the index values themselves
             from .dlpack_backend import BACKEND as DLPACK
 
-            imported = DLPACK.asarray(x, spec.func, "x")
-            index = DLPACK.as_index(index, imported, spec.func, spec.index_name)
+            imported = DLPACK.asarray(x, "x")
+            index = DLPACK.as_index(index, imported, spec.index_name)
             return DLPACK.gather(imported, index, spec)
         check_index_values(np.asarray(index), spec)
         if _is_tracer(x):

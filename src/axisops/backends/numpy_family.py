@@ -34,7 +34,7 @@ def _is_masked(x: Any) -> bool:
     return masked is not None and isinstance(x, masked)
 
 
-def as_ndarray(x: Any, func: str, name: str) -> np.ndarray:
+def as_ndarray(x: Any, name: str) -> np.ndarray:
     """``x`` as a base-class ndarray, without copying when it already is one.
 
     Masked arrays are refused; other subclasses are viewed as ``np.ndarray``
@@ -42,7 +42,7 @@ def as_ndarray(x: Any, func: str, name: str) -> np.ndarray:
     """
     if _is_masked(x):
         raise InvalidArgumentError(
-            f"{func}(): {name} is a masked array ({type(x).__module__}.{type(x).__name__}), "
+            f"{name} is a masked array ({type(x).__module__}.{type(x).__name__}), "
             f"which axisops does not take (its mask would be ignored); pass {name}.filled(v) "
             f"to give masked elements the value v, np.ma.getdata({name}) to ignore the mask, "
             f"or {name}.compressed() for the unmasked elements as a 1-D array"
@@ -53,7 +53,7 @@ def as_ndarray(x: Any, func: str, name: str) -> np.ndarray:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
         raise InvalidArgumentError(
-            f"{func}(): {name} of type {type(x).__name__} cannot be read as an array ({exc})"
+            f"{name} of type {type(x).__name__} cannot be read as an array ({exc})"
         ) from None
 
 
@@ -62,10 +62,10 @@ class NumpyFamily(Backend):
 
     array_modules = ("numpy", "builtins")
 
-    def asarray(self, x: Any, func: str, name: str) -> np.ndarray:
-        return as_ndarray(x, func, name)
+    def asarray(self, x: Any, name: str) -> np.ndarray:
+        return as_ndarray(x, name)
 
-    def meta(self, x: np.ndarray, func: str, name: str) -> ArrayMeta:
+    def meta(self, x: np.ndarray, name: str) -> ArrayMeta:
         return ArrayMeta(x.shape, x.dtype)
 
     def broadcast_to(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -58,6 +58,7 @@ def numpy_view(t: Any) -> np.ndarray:
 def from_numpy(a: np.ndarray) -> Any:
     """A CPU tensor sharing ``a``'s memory (bfloat16 included; read-only input is copied).
 
+    >>> import torch
     >>> from_numpy(np.array([1, 2], np.uint32)).dtype
     torch.uint32
     """
@@ -85,36 +86,36 @@ class TorchBackend(Backend):
 
         return isinstance(x, torch.Tensor)
 
-    def asarray(self, x: Any, func: str, name: str) -> Any:
+    def asarray(self, x: Any, name: str) -> Any:
         import torch
 
         if x.layout != torch.strided:
             raise InvalidArgumentError(
-                f"{func}(): {name} is a torch tensor with layout {x.layout} "
+                f"{name} is a torch tensor with layout {x.layout} "
                 f"(need a dense tensor, layout torch.strided; call .to_dense() first)"
             )
         if x.device.type == "meta":
             raise InvalidArgumentError(
-                f"{func}(): {name} is on the 'meta' device, which holds no data "
+                f"{name} is on the 'meta' device, which holds no data "
                 f"(need a tensor on a real device such as 'cpu' or 'cuda')"
             )
         return x
 
-    def as_index(self, index: Any, x: Any, func: str, name: str) -> Any:
+    def as_index(self, index: Any, x: Any, name: str) -> Any:
         import torch
 
         if isinstance(index, torch.Tensor):
-            index = self.asarray(index, func, name)
+            index = self.asarray(index, name)
         else:
-            arr = as_ndarray(index, func, name)
+            arr = as_ndarray(index, name)
             if not is_index_dtype(arr.dtype):
                 return arr  # validation rejects its dtype with the usual message
             index = from_numpy(np.ascontiguousarray(arr, dtype=native(arr.dtype)))
-        if is_index_dtype(self.meta(index, func, name).dtype) and index.device != x.device:
+        if is_index_dtype(self.meta(index, name).dtype) and index.device != x.device:
             index = index.to(x.device)
         return index
 
-    def meta(self, x: Any, func: str, name: str) -> ArrayMeta:
+    def meta(self, x: Any, name: str) -> ArrayMeta:
         if isinstance(x, np.ndarray):
             return ArrayMeta(x.shape, x.dtype)
         from ..kernels.torch_dtypes import numpy_dtype
@@ -122,7 +123,7 @@ class TorchBackend(Backend):
         dtype = numpy_dtype(x.dtype)
         if dtype is None:
             raise UnsupportedDTypeError(
-                f"{func}(): {name} has torch dtype {x.dtype}, which axisops does not "
+                f"{name} has torch dtype {x.dtype}, which axisops does not "
                 f"support (supported: {', '.join(GATHER_DTYPES)})"
             )
         return ArrayMeta(tuple(x.shape), dtype)
@@ -151,7 +152,7 @@ class TorchBackend(Backend):
         """The kernels behind ``axisops::topk`` (no autograd): int64 indices."""
         if x.device.type == "cpu":
             view = numpy_view(x)
-            values, indices = registry.select(spec.func, view).topk(view, spec)
+            values, indices = registry.select(view).topk(view, spec)
             return from_numpy(values), from_numpy(indices)
         from ..kernels import torch_ops
 
@@ -161,7 +162,7 @@ class TorchBackend(Backend):
         """The kernels behind ``axisops::gather`` (no autograd)."""
         if x.device.type == "cpu":
             view = numpy_view(x)
-            out = registry.select(spec.func, view).gather(view, numpy_view(index), spec)
+            out = registry.select(view).gather(view, numpy_view(index), spec)
             return from_numpy(out)
         from ..kernels import torch_ops
 

@@ -25,6 +25,7 @@ from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
 from ..dispatch import gather_block, numpy_backend
+from ..errors import call_as, current_function
 from ..validation import GatherSpec, check_index_values
 from .tree import graph_with, resolve_split_every, tree_reduce
 
@@ -48,7 +49,7 @@ def _wrap(index: np.ndarray, n: int) -> np.ndarray:
 def _local(block: np.ndarray, local: np.ndarray, spec: GatherSpec,
            backend: str | None) -> np.ndarray:
     """Gather from one data block at block-local positions, on this worker's backend."""
-    impl = numpy_backend(spec.func, backend, block.dtype)
+    impl = numpy_backend(backend, block.dtype)
     return gather_block(impl, block, local, spec)
 
 
@@ -143,7 +144,7 @@ def gather(
            [7, 5]])
     """
     dim = spec.dim
-    fan_in = resolve_split_every(spec.func, split_every, dim)
+    fan_in = resolve_split_every(split_every, dim)
     if isinstance(index, np.ndarray):
         check_index_values(index, spec)
     idx = _dask_index(index, x, spec)
@@ -152,7 +153,10 @@ def gather(
     xs = _aligned(x, idx, dim)
     bounds = np.cumsum((0, *xs.chunks[dim]))
     routes = _routes(index, idx, bounds[1:], spec) if isinstance(index, np.ndarray) else None
-    token = tokenize(xs, idx, spec, fan_in, block_backend)
+    # Index values are checked when computed, after the public function returned:
+    # the check names it all the same.
+    function = current_function()
+    token = tokenize(xs, idx, spec, fan_in, block_backend, function)
     work, name = f"axisops-gather-work-{token}", f"axisops-gather-{token}"
     starts = [np.cumsum((0, *c)) for c in idx.chunks]
     layer: dict = {}
@@ -162,7 +166,8 @@ def gather(
         offset = tuple(int(s[i]) for s, i in zip(starts, b))
         shape = tuple(int(s[i + 1] - s[i]) for s, i in zip(starts, b))
         wkey = (work, "index", *b)
-        layer[wkey] = Task(wkey, checked_block, TaskRef((idx.name, *b)), spec, offset)
+        layer[wkey] = Task(wkey, call_as, function, checked_block, TaskRef((idx.name, *b)),
+                           spec, offset)
         js = nonempty if routes is None else routes[b]
         out_key = (name, *b)
         if not js:

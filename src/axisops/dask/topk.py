@@ -55,7 +55,7 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None,
     array([0, 2])
     """
     axis, k = spec.axis, spec.k
-    fan_in = resolve_split_every(spec.func, split_every, axis)
+    fan_in = resolve_split_every(split_every, axis)
     token = tokenize(x, axis, k, spec.largest, spec.index_dtype, fan_in, block_backend)
     merge = partial(merge_candidates, backend=block_backend)
     work, vname, iname = (f"axisops-topk-{part}-{token}" for part in ("work", "values", "indices"))

@@ -24,16 +24,16 @@ __all__ = ["graph_with", "resolve_split_every", "tree_reduce"]
 DEFAULT_SPLIT_EVERY = 4
 
 
-def resolve_split_every(func: str, value: Any, axis: int) -> int:
+def resolve_split_every(value: Any, axis: int) -> int:
     """The fan-in of a tree reduction along ``axis``.
 
     ``value`` is an explicit argument, or ``None`` for dask's ``split_every``
     setting (an int, or a dict keyed by axis, as dask's reductions take it),
     or dask's default of 4 when that is unset.
 
-    >>> resolve_split_every("topk", None, 0)
+    >>> resolve_split_every(None, 0)
     4
-    >>> resolve_split_every("topk", {1: 8}, 1)
+    >>> resolve_split_every({1: 8}, 1)
     8
     """
     source = "split_every"
@@ -46,7 +46,7 @@ def resolve_split_every(func: str, value: Any, axis: int) -> int:
         value = value.get(axis, DEFAULT_SPLIT_EVERY)
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 2:
         raise InvalidArgumentError(
-            f"{func}(): {source}={value!r} is not allowed (need an integer >= 2, "
+            f"{source}={value!r} is not allowed (need an integer >= 2, "
             f"or a dict mapping axis {axis} to one)"
         )
     return int(value)

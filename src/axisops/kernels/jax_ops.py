@@ -219,7 +219,7 @@ def _index_dtype(spec: TopKSpec) -> np.dtype:
     got = np.dtype(jax.dtypes.canonicalize_dtype(spec.index_dtype))
     if got != spec.index_dtype and spec.n - 1 > np.iinfo(got).max:
         raise InvalidArgumentError(
-            f"{spec.func}(): index_dtype={spec.index_dtype.name} is narrowed to {got.name} by "
+            f"index_dtype={spec.index_dtype.name} is narrowed to {got.name} by "
             f"JAX (jax_enable_x64 is off), which cannot hold index {spec.n - 1} of axis "
             f"{spec.axis} of size {spec.n} (enable 64-bit types in JAX)"
         )
@@ -230,14 +230,14 @@ def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
     """``(values, indices)`` of the contract for a validated spec; traceable.
 
     >>> from axisops.validation import ArrayMeta, topk_spec
-    >>> spec = topk_spec("topk", ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
+    >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
     >>> jax.jit(topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
     Array([3, 1, 2], dtype=int32)
     """
     index_dtype = _index_dtype(spec)
     if spec.n > np.iinfo(np.int32).max:
         raise InvalidArgumentError(
-            f"{spec.func}(): axis {spec.axis} of size {spec.n} is too long for a traced JAX "
+            f"axis {spec.axis} of size {spec.n} is too long for a traced JAX "
             f"top-k (need at most {np.iinfo(np.int32).max} elements)"
         )
     moved = jnp.moveaxis(x, spec.axis, -1)
@@ -260,7 +260,7 @@ def gather(x: jax.Array, index: jax.Array, spec: GatherSpec) -> jax.Array:
     >>> from axisops.validation import ArrayMeta, gather_spec
     >>> x, i = jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[2, -3], [0, 1]])
     >>> m = lambda a: ArrayMeta(a.shape, np.dtype(a.dtype))
-    >>> gather(x, i, gather_spec("gather", m(x), 1, m(i))).tolist()
+    >>> gather(x, i, gather_spec(m(x), 1, m(i))).tolist()
     [[3, 1], [4, 5]]
     """
     n = spec.n

@@ -219,7 +219,7 @@ def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:
     n, name = spec.n, spec.index_name
     where = ", ".join(str(int(p)) for p in np.unravel_index(stop, spec.index_shape))
     raise IndexOutOfRangeError(
-        f"{spec.func}(): {name} held an out-of-range value at or after {name}[{where}] "
+        f"{name} held an out-of-range value at or after {name}[{where}] "
         f"when it was read, for {spec.dim_name} {spec.dim} of size {n}, but holds none "
         f"now (was it changed during the call?); need {-n} <= {name} <= {n - 1}"
     )

@@ -76,11 +76,11 @@ def _call(job: str) -> Any:
         strategy, key = first, np.dtype(second)
         shape, axis = ((40, 20), 0) if strategy == "columns" else ((4, 130), 1)
         x = np.arange(np.prod(shape)).reshape(shape).astype(key)
-        spec = topk_spec("warmup", ArrayMeta(x.shape, x.dtype), 3, axis, True, True, None)
+        spec = topk_spec(ArrayMeta(x.shape, x.dtype), 3, axis, True, True, None)
         return lambda: drv.topk(x, spec, strategy=strategy)
     x = np.zeros((6, 9), np.dtype(first))
     index = np.zeros((6, 4), np.dtype(second))
-    spec = gather_spec("warmup", ArrayMeta(x.shape, x.dtype), 1,
+    spec = gather_spec(ArrayMeta(x.shape, x.dtype), 1,
                        ArrayMeta(index.shape, index.dtype))
     return lambda: drv.gather(x, index, spec)
 

@@ -25,8 +25,9 @@ torch backend imports it on the first call with a tensor)::
   is recorded.
 
 Each operator validates its arguments again (shape-level, microseconds), so
-direct callers of ``torch.ops.axisops.*`` get the library's errors too; the
-public functions validate first, with their own names in the messages.
+direct callers of ``torch.ops.axisops.*`` get the library's errors too, named
+after the operator (each is an :func:`~axisops.errors.boundary`); called from
+a public function, which validated first, the public function's name wins.
 
 >>> import torch
 >>> v, i = torch.ops.axisops.topk(torch.tensor([1.0, 3.0, 3.0]), 2, -1, True, True)
@@ -46,6 +47,7 @@ import torch
 from torch import Tensor
 
 from .. import registry
+from ..errors import boundary
 from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
 from .torch_ops import index_as_int64
 
@@ -82,32 +84,34 @@ def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _meta(t: Tensor, func: str, name: str) -> ArrayMeta:
+def _meta(t: Tensor, name: str) -> ArrayMeta:
     from ..backends.torch_backend import BACKEND
 
-    return BACKEND.meta(t, func, name)
+    return BACKEND.meta(t, name)
 
 
-def _runner(func: str, x: Tensor, backend: str | None) -> Any:
+def _runner(x: Tensor, backend: str | None) -> Any:
     """The torch-family backend whose kernels run the operator on ``x``."""
-    return registry.select(func, x, backend)
+    return registry.select(x, backend)
 
 
 # ---- top-k ------------------------------------------------------------------------------------
 
 
 def _topk_spec(x: Tensor, k: int, dim: int, largest: bool, sorted: bool) -> TopKSpec:
-    return topk_spec("topk", _meta(x, "topk", "x"), k, dim, largest, sorted, None)
+    return topk_spec(_meta(x, "x"), k, dim, largest, sorted, None)
 
 
+@boundary("topk")
 def _topk_impl(x, k, dim, largest, sorted, backend=None):
     spec = _topk_spec(x, k, dim, largest, sorted)
-    values, indices = _runner("topk", x, backend).run_topk(x, spec)
+    values, indices = _runner(x, backend).run_topk(x, spec)
     # The fake outputs are contiguous and compiled code relies on real ones
     # matching them; the kernels' outputs are (so this copies nothing).
     return values.contiguous(), indices.contiguous()
 
 
+@boundary("topk")
 def _topk_fake(x, k, dim, largest, sorted, backend=None):
     spec = _topk_spec(x, k, dim, largest, sorted)
     shape = list(x.shape)
@@ -139,23 +143,26 @@ torch.library.register_autograd(
 
 #: (index argument, axis argument) names per operator, for the messages.
 _GATHER_NAMES = {"gather": ("index", "dim"), "take_along_axis": ("indices", "axis")}
+#: The operator whose arguments a validated spec's messages name.
+_GATHER_BY_NAMES = {names: op for op, names in _GATHER_NAMES.items()}
 
 
-def _gather_spec(func: str, x: Tensor, dim: int, index: Tensor) -> GatherSpec:
-    index_name, dim_name = _GATHER_NAMES[func]
+def _gather_spec(op: str, x: Tensor, dim: int, index: Tensor) -> GatherSpec:
+    index_name, dim_name = _GATHER_NAMES[op]
     return gather_spec(
-        func, _meta(x, func, "x"), dim, _meta(index, func, index_name),
-        index_name=index_name, dim_name=dim_name,
+        _meta(x, "x"), dim, _meta(index, index_name), index_name=index_name, dim_name=dim_name
     )
 
 
-def _register_gather(func: str) -> None:
+def _register_gather(op: str) -> None:
+    @boundary(op)
     def impl(x, dim, index, backend=None):
-        spec = _gather_spec(func, x, dim, index)
-        return _runner(func, x, backend).run_gather(x, index, spec).contiguous()
+        spec = _gather_spec(op, x, dim, index)
+        return _runner(x, backend).run_gather(x, index, spec).contiguous()
 
+    @boundary(op)
     def fake(x, dim, index, backend=None):
-        _gather_spec(func, x, dim, index)
+        _gather_spec(op, x, dim, index)
         return x.new_empty(index.shape)
 
     def setup(ctx, inputs, output) -> None:
@@ -170,9 +177,9 @@ def _register_gather(func: str) -> None:
         wide = torch.where(wide < 0, wide + ctx.shape[ctx.dim], wide)
         return grad.new_zeros(ctx.shape).scatter_add_(ctx.dim, wide, grad), None, None, None
 
-    _LIB.impl(func, _hidden_from_dynamo(impl), "CompositeExplicitAutograd")
-    torch.library.register_fake(f"axisops::{func}", fake, lib=_LIB)
-    torch.library.register_autograd(f"axisops::{func}", backward, setup_context=setup, lib=_LIB)
+    _LIB.impl(op, _hidden_from_dynamo(impl), "CompositeExplicitAutograd")
+    torch.library.register_fake(f"axisops::{op}", fake, lib=_LIB)
+    torch.library.register_autograd(f"axisops::{op}", backward, setup_context=setup, lib=_LIB)
 
 
 _register_gather("gather")
@@ -204,6 +211,9 @@ def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor,
 
 
 def gather(x: Tensor, index: Tensor, spec: GatherSpec, backend: str | None = None) -> Tensor:
-    """The gathered tensor for a validated spec, through ``axisops::gather``/``take_along_axis``."""
-    op = _GATHER["take_along_axis" if spec.func == "take_along_axis" else "gather"]
+    """The gathered tensor for a validated spec, through ``axisops::gather``/``take_along_axis``.
+
+    The operator is the one whose argument names the spec's messages use.
+    """
+    op = _GATHER[_GATHER_BY_NAMES.get((spec.index_name, spec.dim_name), "gather")]
     return op(x, spec.dim, index, backend)

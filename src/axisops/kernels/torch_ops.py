@@ -129,7 +129,7 @@ def topk(x: torch.Tensor, spec: TopKSpec) -> tuple[torch.Tensor, torch.Tensor]:
     >>> from axisops.validation import ArrayMeta, topk_spec
     >>> import numpy as np
     >>> t = torch.tensor([1.0, 3.0, 3.0, float("nan")])
-    >>> spec = topk_spec("topk", ArrayMeta((4,), np.dtype("float32")), 3, -1, True, True, None)
+    >>> spec = topk_spec(ArrayMeta((4,), np.dtype("float32")), 3, -1, True, True, None)
     >>> topk(t, spec)[1].tolist()
     [3, 1, 2]
     """
@@ -194,7 +194,7 @@ def gather(x: torch.Tensor, index: torch.Tensor, spec: GatherSpec) -> torch.Tens
     >>> x = torch.tensor([[1, 2, 3], [4, 5, 6]])
     >>> i = torch.tensor([[2, -3], [0, 1]])
     >>> m = lambda a: ArrayMeta(tuple(a.shape), np.dtype("int64"))
-    >>> gather(x, i, gather_spec("gather", m(x), 1, m(i))).tolist()
+    >>> gather(x, i, gather_spec(m(x), 1, m(i))).tolist()
     [[3, 1], [4, 5]]
     """
     wide = check_index(index, spec)

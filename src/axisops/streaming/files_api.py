@@ -13,15 +13,13 @@ SIGTERM to unwind the stack, as the command line does, wraps the call in
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, boundary
 from ..ops import TopK
-from .errors import API, FileError
+from .errors import API
 from .jobs import Options, gather_job, topk_job
 from .stream import DEFAULT_CHUNK_BYTES
 
@@ -30,16 +28,7 @@ __all__ = ["gather_file", "topk_file"]
 PathLike = str | os.PathLike
 
 
-@contextmanager
-def _boundary(func: str) -> Iterator[None]:
-    """Name the function in the engine's file errors, once, where the user called it."""
-    try:
-        yield
-    except FileError as exc:
-        raise FileError(f"{func}(): {exc}") from None
-
-
-def _path(func: str, name: str, value: Any, optional: bool = False) -> str | None:
+def _path(name: str, value: Any, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if isinstance(value, (str, os.PathLike)):
@@ -47,15 +36,14 @@ def _path(func: str, name: str, value: Any, optional: bool = False) -> str | Non
         if isinstance(path, str):
             return path
     raise InvalidArgumentError(
-        f"{func}(): {name}={value!r} ({type(value).__name__}) is not a path "
+        f"{name}={value!r} ({type(value).__name__}) is not a path "
         f"(need a str or os.PathLike{' or None' if optional else ''})")
 
 
-def _key(func: str, name: str, value: Any) -> str | None:
+def _key(name: str, value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
-    raise InvalidArgumentError(f"{func}(): {name}={value!r} is not an array name "
-                               f"(need a str or None)")
+    raise InvalidArgumentError(f"{name}={value!r} is not an array name (need a str or None)")
 
 
 def _is_client(value: Any) -> bool:
@@ -63,19 +51,19 @@ def _is_client(value: Any) -> bool:
     return type(value).__module__.partition(".")[0] == "distributed"
 
 
-def _options(func: str, backend: Any, chunk_bytes: Any, scheduler: Any, progress: Any
-             ) -> Options:
+def _options(backend: Any, chunk_bytes: Any, scheduler: Any, progress: Any) -> Options:
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise InvalidArgumentError(f"{func}(): progress={progress!r} is not allowed "
+        raise InvalidArgumentError(f"progress={progress!r} is not allowed "
                                    f"(need True, False or None)")
     if not (scheduler is None or isinstance(scheduler, str) or _is_client(scheduler)):
         raise InvalidArgumentError(
-            f"{func}(): scheduler={scheduler!r} is not a scheduler (need an address such "
+            f"scheduler={scheduler!r} is not a scheduler (need an address such "
             f"as 'tcp://host:8786', a distributed.Client, or None)")
     return Options(backend=backend, chunk_bytes=chunk_bytes, scheduler=scheduler,
                    progress=None if progress is None else bool(progress), spelling=API)
 
 
+@boundary("topk_file")
 def topk_file(
     path: PathLike,
     k: int,
@@ -167,17 +155,16 @@ def topk_file(
     array([[1, 0, 1, 0]])
     >>> tmp.cleanup()
     """
-    func = "topk_file"
-    source = _path(func, "path", path)
-    target = _path(func, "out", out, optional=True)
-    options = _options(func, backend, chunk_bytes, scheduler, progress)
-    with _boundary(func):
-        arrays, _ = topk_job(source, k, axis=axis, largest=largest, sorted=sorted,
-                             index_dtype=index_dtype, key=_key(func, "key", key), out=target,
-                             options=options, func=func)
+    source = _path("path", path)
+    target = _path("out", out, optional=True)
+    options = _options(backend, chunk_bytes, scheduler, progress)
+    arrays, _ = topk_job(source, k, axis=axis, largest=largest, sorted=sorted,
+                         index_dtype=index_dtype, key=_key("key", key), out=target,
+                         options=options)
     return TopK(*arrays) if arrays is not None else target
 
 
+@boundary("gather_file")
 def gather_file(
     path: PathLike,
     dim: int,
@@ -252,12 +239,9 @@ def gather_file(
            [7, 7]])
     >>> tmp.cleanup()
     """
-    func = "gather_file"
-    source = _path(func, "path", path)
-    target = _path(func, "out", out, optional=True)
-    options = _options(func, backend, chunk_bytes, scheduler, progress)
-    with _boundary(func):
-        array, _ = gather_job(source, index, dim, key=_key(func, "key", key),
-                              index_key=_key(func, "index_key", index_key), out=target,
-                              options=options, func=func)
+    source = _path("path", path)
+    target = _path("out", out, optional=True)
+    options = _options(backend, chunk_bytes, scheduler, progress)
+    array, _ = gather_job(source, index, dim, key=_key("key", key),
+                          index_key=_key("index_key", index_key), out=target, options=options)
     return array if array is not None else target

@@ -61,17 +61,16 @@ class Options:
     spelling: Spelling = API
 
 
-def _check_chunk_bytes(func: str, options: Options) -> int:
+def _check_chunk_bytes(options: Options) -> int:
     value = options.chunk_bytes
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or value < 1:
-        where = "" if options.spelling.cli else f"{func}(): "
-        raise InvalidArgumentError(f"{where}{options.spelling.chunk_bytes}={value!r} is not "
+        raise InvalidArgumentError(f"{options.spelling.chunk_bytes}={value!r} is not "
                                    f"allowed (need an integer >= 1)")
     return int(value)
 
 
-def _backends(func: str, dtype: np.dtype, options: Options) -> tuple[str, Backend | None]:
+def _backends(dtype: np.dtype, options: Options) -> tuple[str, Backend | None]:
     """The name of the backend that runs the job, and the one that runs its NumPy boxes.
 
     With a scheduler the job is a dask graph, and ``backend`` names the
@@ -80,7 +79,7 @@ def _backends(func: str, dtype: np.dtype, options: Options) -> tuple[str, Backen
     """
     if options.scheduler is not None and options.backend in (None, "dask"):
         return "dask", None
-    impl = numpy_backend(func, options.backend, dtype)
+    impl = numpy_backend(options.backend, dtype)
     return ("dask" if options.scheduler is not None else impl.name), impl
 
 
@@ -171,7 +170,7 @@ def _work(options: Options, desc: str, total: int, impl: Backend | None,
 
 def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: Any = True,
              index_dtype: Any = None, key: str | None = None, out: str | None = None,
-             options: Options = Options(), func: str = "topk"
+             options: Options = Options()
              ) -> tuple[tuple[np.ndarray, np.ndarray] | None, dict[str, Any]]:
     """Top-k of the array at ``path``: ``((values, indices) or None, record)``.
 
@@ -182,10 +181,10 @@ def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: 
     start, names = time.perf_counter(), options.spelling
     with ExitStack() as stack:
         source = _closing(stack, open_source(path, key, role=names.input))
-        spec = topk_spec(func, ArrayMeta(source.shape, source.dtype), k, axis, largest,
-                         sorted, index_dtype)
-        used, impl = _backends(func, source.dtype, options)
-        chunk_bytes = _check_chunk_bytes(func, options)
+        spec = topk_spec(ArrayMeta(source.shape, source.dtype), k, axis, largest, sorted,
+                         index_dtype)
+        used, impl = _backends(source.dtype, options)
+        chunk_bytes = _check_chunk_bytes(options)
         work = math.prod(spec.out_shape) > 0  # an empty result needs no reading
         if work:
             source.check_budget(chunk_bytes)
@@ -209,22 +208,22 @@ def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: 
     return (None if output is not None else (values.array, indices.array)), record
 
 
-def _index_source(index: Any, index_key: str | None, names: Spelling, func: str
+def _index_source(index: Any, index_key: str | None, names: Spelling
                   ) -> tuple[Source, list[tuple[str, str]]]:
     """The gather index, a file (a path) or an array in memory, and the files it reads."""
     if isinstance(index, (str, os.PathLike)):
         path = os.fspath(index)
         return open_source(path, index_key, role=names.index), [(names.index.label(path), path)]
     if index_key is not None:
-        raise InvalidArgumentError(f"{func}(): index_key={index_key!r} names an array in an "
+        raise InvalidArgumentError(f"index_key={index_key!r} names an array in an "
                                    f"index file, but index is an array (pass a path, or "
                                    f"no index_key)")
-    return MemorySource("<array>", as_ndarray(index, func, "index"), names.index), []
+    return MemorySource("<array>", as_ndarray(index, "index"), names.index), []
 
 
 def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
                index_key: str | None = None, out: str | None = None,
-               options: Options = Options(), func: str = "gather"
+               options: Options = Options()
                ) -> tuple[np.ndarray | None, dict[str, Any]]:
     """Gather along ``dim`` from ``path`` at ``index``: ``(array or None, record)``.
 
@@ -235,12 +234,11 @@ def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
     start, names = time.perf_counter(), options.spelling
     with ExitStack() as stack:
         x = _closing(stack, open_source(path, key, role=names.input))
-        idx, index_files = _index_source(index, index_key, names, func)
+        idx, index_files = _index_source(index, index_key, names)
         _closing(stack, idx)
-        spec = gather_spec(func, ArrayMeta(x.shape, x.dtype), dim,
-                           ArrayMeta(idx.shape, idx.dtype))
-        used, impl = _backends(func, x.dtype, options)
-        chunk_bytes = _check_chunk_bytes(func, options)
+        spec = gather_spec(ArrayMeta(x.shape, x.dtype), dim, ArrayMeta(idx.shape, idx.dtype))
+        used, impl = _backends(x.dtype, options)
+        chunk_bytes = _check_chunk_bytes(options)
         work = idx.size > 0  # an empty index needs no reading
         if work:
             x.check_budget(chunk_bytes)

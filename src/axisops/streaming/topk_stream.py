@@ -19,7 +19,7 @@ import numpy as np
 from ..backends.numpy_family import as_ndarray
 from ..dispatch import numpy_backend
 from ..dtypes import TOPK_DTYPES, is_topk_dtype, native
-from ..errors import InvalidArgumentError, UnsupportedDTypeError
+from ..errors import InvalidArgumentError, UnsupportedDTypeError, boundary
 from ..merge import Candidates, block_candidates, merge_candidates, raw_candidates
 from ..ops import TopK
 from ..validation import ArrayMeta, TopKSpec, _as_index_dtype, as_bool, as_int, topk_spec
@@ -110,16 +110,16 @@ class StreamingTopK:
     TopK(values=array([9, 9, 7]), indices=array([0, 6, 2]))
     """
 
+    @boundary("StreamingTopK")
     def __init__(self, k: int, axis: int = -1, *, largest: bool = True,
                  index_dtype: Any = None, backend: str | None = None) -> None:
-        func = "StreamingTopK"
-        self._k = as_int(func, "k", k)
+        self._k = as_int("k", k)
         if self._k < 0:
-            raise InvalidArgumentError(f"{func}(): k={self._k} is negative (need k >= 0)")
-        self._axis_arg = as_int(func, "axis", axis)
-        self._largest = as_bool(func, "largest", largest)
-        self._index_dtype = _as_index_dtype(func, index_dtype)
-        self._impl = numpy_backend(func, backend)
+            raise InvalidArgumentError(f"k={self._k} is negative (need k >= 0)")
+        self._axis_arg = as_int("axis", axis)
+        self._largest = as_bool("largest", largest)
+        self._index_dtype = _as_index_dtype(index_dtype)
+        self._impl = numpy_backend(backend)
         self._spec: TopKSpec | None = None
         self._best: Candidates | None = None
         self._ranges: list[tuple[int, int]] = []  # disjoint, sorted, adjacent ones joined
@@ -141,6 +141,7 @@ class StreamingTopK:
 
     # -- update ------------------------------------------------------------------------
 
+    @boundary("StreamingTopK.update")
     def update(self, block: Any, offset: int | None = None) -> None:
         """Merge one block into the running top-k.
 
@@ -174,70 +175,69 @@ class StreamingTopK:
         array([[1, 2],
                [2, 0]])
         """
-        func = "StreamingTopK.update"
-        x = as_ndarray(block, func, "block")
-        spec = self._spec or self._first_spec(x, func)
-        self._check_block(x, spec, func)
+        x = as_ndarray(block, "block")
+        spec = self._spec or self._first_spec(x)
+        self._check_block(x, spec)
         n = x.shape[spec.axis]
-        start = self._seen if offset is None else self._offset(offset, func)
-        slot = self._check_range(start, n, spec, func)
+        start = self._seen if offset is None else self._offset(offset)
+        slot = self._check_range(start, n, spec)
         if self._spec is None:
             self._spec, self._best = spec, self._empty(spec, x)
         if n:
             self._best = self._merged(x, start, slot)
             self._add_range(start, start + n, slot)
 
-    def _first_spec(self, x: np.ndarray, func: str) -> TopKSpec:
+    def _first_spec(self, x: np.ndarray) -> TopKSpec:
         if x.ndim == 0:
             raise InvalidArgumentError(
-                f"{func}(): block must have at least one dimension, got a 0-d array")
+                "block must have at least one dimension, got a 0-d array")
         if not is_topk_dtype(x.dtype):
             raise UnsupportedDTypeError(
-                f"{func}(): block has dtype {x.dtype}, which top-k does not support "
+                f"block has dtype {x.dtype}, which top-k does not support "
                 f"(supported: {', '.join(TOPK_DTYPES)})")
-        spec = topk_spec(func, ArrayMeta(x.shape, native(x.dtype)), 0, self._axis_arg,
-                         self._largest, True, None)
+        spec = topk_spec(ArrayMeta(x.shape, native(x.dtype)), 0, self._axis_arg, self._largest,
+                         True, None)
         # The request's template: each block and merge runs it with its own shape and
         # k = min(k, elements in the piece) (see axisops.dispatch.topk_block).
         return replace(spec, k=self._k)
 
     @staticmethod
-    def _check_block(x: np.ndarray, spec: TopKSpec, func: str) -> None:
+    def _check_block(x: np.ndarray, spec: TopKSpec) -> None:
         if x.ndim != len(spec.shape):
             raise InvalidArgumentError(
-                f"{func}(): block has {x.ndim} dimensions, the first block had "
+                f"block has {x.ndim} dimensions, the first block had "
                 f"{len(spec.shape)} (every block has the same rank)")
         if native(x.dtype) != spec.dtype:
             raise InvalidArgumentError(
-                f"{func}(): block has dtype {x.dtype}, the first block had {spec.dtype} "
+                f"block has dtype {x.dtype}, the first block had {spec.dtype} "
                 f"(every block has one dtype; convert it first if you mean to)")
         axis = spec.axis
         off = x.shape[:axis] + x.shape[axis + 1 :]
         want = spec.shape[:axis] + spec.shape[axis + 1 :]
         if off != want:
             raise InvalidArgumentError(
-                f"{func}(): block.shape={x.shape} differs from the first block's "
+                f"block.shape={x.shape} differs from the first block's "
                 f"{spec.shape} off axis {axis} (every block has the same size in every "
                 f"dimension but the axis)")
 
     @staticmethod
-    def _offset(offset: Any, func: str) -> int:
-        start = as_int(func, "offset", offset)
+    def _offset(offset: Any) -> int:
+        start = as_int("offset", offset)
         if start < 0:
-            raise InvalidArgumentError(f"{func}(): offset={start} is negative (need >= 0)")
+            raise InvalidArgumentError(f"offset={start} is negative (need >= 0)")
         return start
 
-    def _check_range(self, start: int, n: int, spec: TopKSpec, func: str) -> int:
+    def _check_range(self, start: int, n: int, spec: TopKSpec) -> int:
         """Refuse ``[start, start + n)`` unless it is new and indexable; its place in the list."""
         end = start + n
         if end > _INT64_END:
             raise InvalidArgumentError(
-                f"{func}(): offset={start} with {n} elements along axis {spec.axis} reaches "
+                f"offset={start} with {n} elements along axis {spec.axis} reaches "
                 f"index {end - 1}, beyond int64 (need offset + block size <= 2**63)")
         top = int(np.iinfo(self._index_dtype).max)
         if n and end - 1 > top:
             raise InvalidArgumentError(
-                f"{func}(): index_dtype={self._index_dtype.name} cannot hold index {end - 1} "
+                f"index_dtype={self._index_dtype.name} cannot hold index {end - 1} "
                 f"(offset={start} plus {n} elements along axis {spec.axis}; need an integer "
                 f"type whose maximum is >= {end - 1})")
         slot = bisect_right(self._ranges, (start, _INT64_END))
@@ -246,7 +246,7 @@ class StreamingTopK:
         for s, e in self._ranges[max(slot - 1, 0) : slot + 1]:
             if s < end and start < e:
                 raise InvalidArgumentError(
-                    f"{func}(): offset={start} with {n} elements along axis {spec.axis} "
+                    f"offset={start} with {n} elements along axis {spec.axis} "
                     f"covers [{start}, {end}), which overlaps [{s}, {e}) given before "
                     f"(every element may be given once)")
         return slot
@@ -290,6 +290,7 @@ class StreamingTopK:
 
     # -- result ------------------------------------------------------------------------
 
+    @boundary("StreamingTopK.result")
     def result(self) -> TopK:
         """``axisops.topk`` of the concatenation of the blocks given so far.
 
@@ -319,22 +320,21 @@ class StreamingTopK:
         >>> s.result()
         TopK(values=array([-0.,  0.]), indices=array([1, 3]))
         """
-        func = "StreamingTopK.result"
         spec, best = self._spec, self._best
         if spec is None or best is None:
-            raise InvalidArgumentError(f"{func}(): no block has been given (call update() "
-                                       f"first)")
+            raise InvalidArgumentError("no block has been given (call update() "
+                                       "first)")
         ranges = self._ranges
         if ranges and (ranges[0][0] != 0 or len(ranges) > 1):
             gap = (0, ranges[0][0]) if ranges[0][0] else (ranges[0][1], ranges[1][0])
             covered = ", ".join(f"[{s}, {e})" for s, e in ranges[:4])
             more = ", ..." if len(ranges) > 4 else ""
             raise InvalidArgumentError(
-                f"{func}(): elements [{gap[0]}, {gap[1]}) along axis {spec.axis} were never "
+                f"elements [{gap[0]}, {gap[1]}) along axis {spec.axis} were never "
                 f"given (the blocks cover {covered}{more}; need every element from 0 on)")
         if self._seen < spec.k:
             raise InvalidArgumentError(
-                f"{func}(): k={spec.k} but only {self._seen} elements have been given along "
+                f"k={spec.k} but only {self._seen} elements have been given along "
                 f"axis {spec.axis} (need at least k)")
         values, indices = best
         return TopK(values.copy(), indices.astype(self._index_dtype))
