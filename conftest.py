@@ -90,11 +90,11 @@ def restore_registry():
 @pytest.fixture
 def fresh_ascend_runtime():
     """No axisops.ascend runtime before the test, and none left behind by it."""
-    runtime = sys.modules.get("axisops.ascend.runtime")
+    runtime = sys.modules.get("axisops.ascend._context")
     if runtime is not None and runtime.CONTEXT.initialized:
         runtime.CONTEXT.finalize()
     yield
-    runtime = sys.modules.get("axisops.ascend.runtime")
+    runtime = sys.modules.get("axisops.ascend._context")
     assert runtime is None or not runtime.CONTEXT.initialized, "a runtime was left initialised"
 
 

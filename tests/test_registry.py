@@ -116,3 +116,36 @@ def test_first_call_imports_only_what_the_chosen_backend_needs():
             "print(sorted({'torch', 'dask', 'triton', 'jax', 'distributed'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_no_backend_imports_the_registry():
+    """Backends get the registry's resolver when registered (``Backend.delegate``); one
+    that imported the registry would make a loop with the registry's scan of backends."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    package = importlib.import_module("axisops.backends")  # axisops.backends is the function
+    for path in Path(package.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            assert not any(n == "registry" or n.endswith(".registry") for n in names), path
+
+
+def test_a_registered_backend_delegates_through_the_registry(restore_registry):
+    from axisops.backends.numpy_backend import NumpyBackend
+
+    class Mine(NumpyBackend):
+        name = "mine-delegating"
+        priority = -5
+
+    mine = Mine()
+    with pytest.raises(RuntimeError, match="not registered"):
+        mine.delegate(np.zeros(3))
+    axisops.register_backend(mine)
+    assert mine.delegate(np.zeros(3)) is registry.select(np.zeros(3))

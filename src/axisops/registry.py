@@ -44,11 +44,22 @@ def _discover() -> None:
             module = importlib.import_module(f"{package.__name__}.{info.name}")
             backend = getattr(module, "BACKEND", None)
             if isinstance(backend, Backend) and backend.name not in _registry:
-                _registry[backend.name] = backend
+                _add(backend)
         _discovered = True
 
 
 @boundary("register_backend")
+def _add(backend: Backend) -> None:
+    """Register ``backend``, and give it the resolver it hands converted arrays to (a
+    backend never imports this module: see :meth:`Backend.delegate`)."""
+    backend.resolver = _default_backend
+    _registry[backend.name] = backend
+
+
+def _default_backend(x: Any) -> Backend:
+    return select(x)
+
+
 def register_backend(backend: Backend, *, replace: bool = False) -> None:
     """Add a backend (an instance of :class:`axisops.backends.base.Backend`).
 
@@ -72,7 +83,7 @@ def register_backend(backend: Backend, *, replace: bool = False) -> None:
                 f"a backend named {backend.name!r} exists "
                 f"(pass replace=True to replace it)"
             )
-        _registry[backend.name] = backend
+        _add(backend)
         _candidate_cache.clear()
         _claimed.clear()
 

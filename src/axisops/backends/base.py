@@ -37,6 +37,8 @@ class Backend(ABC):
     """
 
     name: str = ""
+    #: the registry's default-backend resolver, given to each backend it registers.
+    resolver: Any = None
     array_modules: tuple[str, ...] = ()
     priority: int = 0
     requires: tuple[str, ...] = ()
@@ -54,6 +56,18 @@ class Backend(ABC):
             cached = tuple(m for m in self.requires if find_spec(m) is None)
             self.__dict__["_missing"] = cached
         return cached
+
+    def delegate(self, x: Any) -> Backend:
+        """The default backend for ``x``, an array this backend converted to another
+        family (a CPU tensor viewed as NumPy, say); resolved by the registry, which
+        backends never import."""
+        if self.resolver is None:
+            raise RuntimeError(f"backend {self.name!r} is not registered")
+        return self.resolver(x)
+
+    def serves(self, x: Any) -> bool:
+        """Whether ``x``'s family is one of this backend's (by its type's root module)."""
+        return type(x).__module__.partition(".")[0] in self.array_modules
 
     def accepts(self, x: Any) -> bool:
         """Finer than ``array_modules``: may this backend take ``x`` (e.g. its device)?"""

@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import registry
 from ..errors import InvalidArgumentError
 from ..validation import ArrayMeta, GatherSpec, TopKSpec
 from .base import Backend
@@ -169,7 +168,7 @@ class DLPackBackend(Backend):
     def as_index(self, index: Any, x: Imported, name: str) -> Imported:
         on_torch = _is_torch(x.array)
         foreign = hasattr(index, "__dlpack_device__") and not _is_torch(index)
-        if foreign and registry.family(index) in self.array_modules:
+        if foreign and self.serves(index):
             index = import_array(index, name).array
         if on_torch:
             from .torch_backend import BACKEND as TORCH
@@ -198,13 +197,13 @@ class DLPackBackend(Backend):
         return replace(x, array=np.broadcast_to(x.array, shape))
 
     def topk(self, x: Imported, spec: TopKSpec) -> tuple[Any, Any]:
-        values, indices = registry.select(x.array).topk(x.array, spec)
+        values, indices = self.delegate(x.array).topk(x.array, spec)
         out_indices = export(indices, x)
         _check_narrowed(out_indices, spec, x)
         return export(values, x), out_indices
 
     def gather(self, x: Imported, index: Imported, spec: GatherSpec) -> Any:
-        out = registry.select(x.array).gather(x.array, index.array, spec)
+        out = self.delegate(x.array).gather(x.array, index.array, spec)
         return export(out, x)
 
 

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import registry
 from ..dtypes import GATHER_DTYPES, is_bfloat16, is_index_dtype, native
 from ..errors import InvalidArgumentError, UnsupportedDTypeError
 from ..validation import ArrayMeta, GatherSpec, TopKSpec
@@ -152,7 +151,7 @@ class TorchBackend(Backend):
         """The kernels behind ``axisops::topk`` (no autograd): int64 indices."""
         if x.device.type == "cpu":
             view = numpy_view(x)
-            values, indices = registry.select(view).topk(view, spec)
+            values, indices = self.delegate(view).topk(view, spec)
             return from_numpy(values), from_numpy(indices)
         from ..kernels import torch_ops
 
@@ -162,7 +161,7 @@ class TorchBackend(Backend):
         """The kernels behind ``axisops::gather`` (no autograd)."""
         if x.device.type == "cpu":
             view = numpy_view(x)
-            out = registry.select(view).gather(view, numpy_view(index), spec)
+            out = self.delegate(view).gather(view, numpy_view(index), spec)
             return from_numpy(out)
         from ..kernels import torch_ops
 
