@@ -100,6 +100,13 @@ _num_threads = _from_env()
 def get_num_threads() -> int:
     """The number of threads axisops kernels use.
 
+    Returns
+    -------
+    int
+        Between 1 and :func:`max_threads`.
+
+    Examples
+    --------
     >>> import axisops
     >>> axisops.get_num_threads() >= 1
     True
@@ -111,12 +118,23 @@ def get_num_threads() -> int:
 def set_num_threads(n: int) -> None:
     """Set the number of threads kernels use; results do not change, only speed.
 
-    ``n`` is a Python or NumPy integer in ``[1, max_threads()]``, where
-    :func:`max_threads` is the larger of 64 and the CPUs this process may run
-    on.  Anything else raises :class:`axisops.InvalidArgumentError` and
-    changes nothing.  Calls already running keep the count they started with;
-    the call may come from any thread at any time.
+    Calls already running keep the count they started with; the call may come
+    from any thread at any time.
 
+    Parameters
+    ----------
+    n : int
+        A Python or NumPy integer in ``[1, max_threads()]``, where
+        :func:`max_threads` is the larger of 64 and the CPUs this process may
+        run on.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Anything else (nothing changes).
+
+    Examples
+    --------
     >>> import numpy as np, axisops
     >>> old = axisops.get_num_threads(); axisops.set_num_threads(np.int64(1))
     >>> axisops.get_num_threads()
@@ -143,8 +161,15 @@ _compile_mode = _compile_mode_from_env()
 
 
 def get_compile_mode() -> str:
-    """``"background"`` (the default) or ``"sync"``: see :func:`set_compile_mode`.
+    """What a call does when its CPU kernel is not compiled yet.
 
+    Returns
+    -------
+    str
+        ``"background"`` (the default) or ``"sync"``: see :func:`set_compile_mode`.
+
+    Examples
+    --------
     >>> import axisops.config
     >>> axisops.config.get_compile_mode() in axisops.config.COMPILE_MODES
     True
@@ -156,11 +181,23 @@ def get_compile_mode() -> str:
 def set_compile_mode(mode: str) -> None:
     """Choose what a call does when its CPU kernel is not compiled yet.
 
-    ``"background"``: answer at once through an exact path that needs no
-    compiler, while another process compiles the kernel into the on-disk
-    cache; ``"sync"``: compile first, in the calling thread.  Results are the
-    same bits either way.  The default comes from ``AXISOPS_COMPILE``.
+    Results are the same bits either way; only when the call returns changes.
 
+    Parameters
+    ----------
+    mode : {"background", "sync"}
+        ``"background"`` (the default, or ``AXISOPS_COMPILE``): answer at once
+        through an exact path that needs no compiler, while another process
+        compiles the kernel into the on-disk cache.  ``"sync"``: compile first,
+        in the calling thread (what benchmarks want).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Any other value (nothing changes).
+
+    Examples
+    --------
     >>> import axisops.config
     >>> old = axisops.config.get_compile_mode()
     >>> axisops.config.set_compile_mode("sync")

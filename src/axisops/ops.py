@@ -19,7 +19,23 @@ __all__ = ["TopK", "gather", "take_along_axis", "top_k", "topk"]
 
 
 class TopK(NamedTuple):
-    """The result of :func:`topk`: ``values`` and their ``indices`` along the axis."""
+    """The result of :func:`topk`: ``values`` and their ``indices`` along the axis.
+
+    Attributes
+    ----------
+    values : array
+        The selected elements, in the input's array type and dtype (their bits
+        are the input's own: NaN payloads and the sign of zero survive).
+    indices : array
+        Their positions along the axis (int64 unless ``index_dtype`` says otherwise).
+
+    Examples
+    --------
+    >>> import axisops
+    >>> values, indices = axisops.topk([3, 1, 2], 2)
+    >>> values.tolist(), indices.tolist()
+    ([3, 2], [0, 2])
+    """
 
     values: Any
     indices: Any
@@ -75,21 +91,44 @@ def topk(
     -0.0 equals +0.0; integers compare exactly.  ``largest=False`` gives the
     first ``k`` entries of ``np.argsort(x, axis, kind="stable")``.
 
-    Args:
-        x: an array (any rank >= 1, any layout) or array-like.  NumPy subclasses
-            (``np.memmap``, ``np.matrix``, your own) are read as plain ndarrays and
-            give plain ndarrays; masked arrays are refused (``InvalidArgumentError``:
-            use ``x.filled(v)``), as their mask would be ignored.
-        k: how many elements to keep, ``0 <= k <= x.shape[axis]``.
-        axis: the axis to select along, in ``[-x.ndim, x.ndim)``.
-        largest: the greatest elements, greatest first (else the least, least first).
-        sorted: ``False`` allows the k elements in any order (same set).
-        index_dtype: integer dtype of ``indices`` (default int64).
-        backend: a name from :func:`axisops.backends` to override the default.
+    Parameters
+    ----------
+    x : array_like
+        Any rank >= 1, any layout: NumPy arrays (and array-likes), torch tensors,
+        JAX arrays and tracers, CuPy and Dask arrays.  NumPy subclasses
+        (``np.memmap``, ``np.matrix``, your own) are read as plain ndarrays and
+        give plain ndarrays; masked arrays are refused (use ``x.filled(v)``), as
+        their mask would be ignored.
+    k : int
+        How many elements to keep, ``0 <= k <= x.shape[axis]``.
+    axis : int, optional
+        The axis to select along, in ``[-x.ndim, x.ndim)``; the last by default.
+    largest : bool, optional
+        The greatest elements, greatest first (default), or the least, least first.
+    sorted : bool, optional
+        ``False`` allows the k elements in any order (the same set).
+    index_dtype : dtype, optional
+        Integer dtype of ``indices`` (default int64); it must hold ``n - 1``.
+    backend : str, optional
+        A name from :func:`axisops.backends` to override the default.
 
-    Returns:
-        ``TopK(values, indices)``, each shaped like ``x`` with ``k`` at ``axis``.
+    Returns
+    -------
+    TopK
+        ``(values, indices)``, each shaped like ``x`` with ``k`` at ``axis``, in
+        ``x``'s array type and on its device.
 
+    Raises
+    ------
+    InvalidArgumentError
+        A bad ``k``, ``axis``, ``largest``, ``sorted`` or ``backend``; a 0-d or
+        masked ``x``; an ``index_dtype`` too small for the axis.
+    UnsupportedDTypeError
+        A dtype top-k does not take (object, string, complex...) or a
+        non-integer ``index_dtype``.
+
+    Examples
+    --------
     >>> import numpy as np, axisops
     >>> axisops.topk(np.array([1, 3, 3, 2]), 2)
     TopK(values=array([3, 3]), indices=array([1, 2]))
@@ -103,8 +142,31 @@ def topk(
 
 @boundary("top_k")
 def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
-    """Array-API spelling of :func:`topk`: ``mode`` is ``"largest"`` or ``"smallest"``.
+    """Array-API spelling of :func:`topk`.
 
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`topk`.
+    k : int
+        How many elements to keep (positional only).
+    axis : int, optional
+        The axis to select along (keyword only; the last by default).
+    mode : {"largest", "smallest"}, optional
+        Which end of the order to keep.
+
+    Returns
+    -------
+    TopK
+        As for :func:`topk` (sorted, int64 indices).
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad ``k``, ``axis`` or ``mode``, or the errors of :func:`topk`.
+
+    Examples
+    --------
     >>> import axisops
     >>> axisops.top_k([4, 1, 4, 0], 3, mode="smallest").indices
     array([3, 1, 0])
@@ -120,16 +182,40 @@ def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
 def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     """``out[i..., j, ...] = x[i..., index[i..., j, ...], ...]`` along ``dim``.
 
-    The semantics of ``torch.gather`` and Ascend's aclnnGather: ``index`` has
-    x's rank, ``index.shape[d] <= x.shape[d]`` for ``d != dim``, values in
-    ``[-n, n-1]`` (negatives count from the end), and the result has
-    ``index``'s shape and x's dtype.  Out-of-range values raise
-    :class:`axisops.IndexOutOfRangeError` and nothing is returned; nothing
-    outside ``x`` is read, even while another thread rewrites ``index``.
-    NumPy subclasses of ``x`` or ``index`` (``np.memmap``, ``np.matrix``, your
-    own) are read as plain ndarrays and give plain ndarrays; masked arrays are
-    refused with :class:`axisops.InvalidArgumentError`.
+    The semantics of ``torch.gather`` and Ascend's aclnnGather.  Nothing outside
+    ``x`` is ever read, even while another thread rewrites ``index``.
 
+    Parameters
+    ----------
+    x : array_like
+        Any rank >= 1, any dtype of top-k's plus complex.  NumPy subclasses are
+        read as plain ndarrays; masked arrays are refused.
+    dim : int
+        The dimension to gather along, in ``[-x.ndim, x.ndim)``.
+    index : array_like of int
+        Same rank as ``x``, ``index.shape[d] <= x.shape[d]`` for ``d != dim``,
+        values in ``[-n, n-1]`` where ``n = x.shape[dim]`` (negatives count from
+        the end); any integer dtype.
+    backend : str, optional
+        A name from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        ``index``'s shape, ``x``'s dtype and array type.
+
+    Raises
+    ------
+    IndexOutOfRangeError
+        An index value outside ``[-n, n-1]``, named by its position (the first in
+        C order); nothing is returned.
+    InvalidArgumentError
+        A bad ``dim``, rank or shape, a masked array, or a bad ``backend``.
+    UnsupportedDTypeError
+        A dtype gather does not take, or a non-integer ``index``.
+
+    Examples
+    --------
     >>> import numpy as np, axisops
     >>> x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     >>> axisops.gather(x, 0, [[0, 2], [1, 0]])
@@ -148,11 +234,30 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
 
 @boundary("take_along_axis")
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
-    """Array-API ``take_along_axis``: gather that broadcasts ``x`` and ``indices``.
+    """Array-API ``take_along_axis``: :func:`gather` that broadcasts.
 
-    ``x`` and ``indices`` have the same rank and broadcast against each other
-    in every dimension except ``axis``.
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`gather` (positional only).
+    indices : array_like of int
+        Same rank as ``x``; ``x`` and ``indices`` broadcast against each other in
+        every dimension except ``axis`` (positional only).
+    axis : int, optional
+        The axis to take along (keyword only; the last by default).
 
+    Returns
+    -------
+    array
+        The broadcast shape, with ``indices``' size along ``axis``.
+
+    Raises
+    ------
+    IndexOutOfRangeError, InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`gather` (the messages say ``indices`` and ``axis``).
+
+    Examples
+    --------
     >>> import numpy as np, axisops
     >>> x = np.array([[10, 30, 20]])
     >>> axisops.take_along_axis(x, np.array([[1], [2]]), axis=1)

@@ -61,8 +61,23 @@ def _default_backend(x: Any) -> Backend:
 
 
 def register_backend(backend: Backend, *, replace: bool = False) -> None:
-    """Add a backend (an instance of :class:`axisops.backends.base.Backend`).
+    """Add a backend, for arrays of the families it names.
 
+    Parameters
+    ----------
+    backend : axisops.backends.base.Backend
+        A named instance; it becomes the default for its arrays if it has the
+        highest priority among the available backends that accept them.
+    replace : bool, optional
+        Replace a registered backend of the same name.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a named ``Backend``, or the name is taken and ``replace`` is false.
+
+    Examples
+    --------
     >>> import axisops
     >>> from axisops.backends.numpy_backend import NumpyBackend
     >>> class Mine(NumpyBackend):
@@ -97,8 +112,16 @@ def all_backends() -> list[Backend]:
 
 
 def backends() -> list[str]:
-    """Names of the backends that can run here (their dependencies are installed).
+    """Names of the backends that can run here.
 
+    Returns
+    -------
+    list of str
+        Every registered backend whose dependencies are installed, by array
+        family then priority; any of them may be named with ``backend=``.
+
+    Examples
+    --------
     >>> import axisops
     >>> "numpy" in axisops.backends()
     True

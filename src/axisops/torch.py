@@ -46,11 +46,35 @@ def _need_tensor(name: str, value: object, any_array: str) -> None:
 def topk(
     input: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> TopK:
-    """``torch.topk`` with the axisops contract: a ``TopK(values, indices)`` named tuple.
+    """``torch.topk`` with the axisops contract.
 
-    ``values`` carries autograd history when ``input`` requires grad;
-    ``indices`` are int64 and never do.
+    Parameters
+    ----------
+    input : torch.Tensor
+        Any device, any dtype axisops supports.
+    k : int
+        How many elements to keep along ``dim``.
+    dim : int, optional
+        The dimension to select along (the last by default).
+    largest : bool, optional
+        The greatest (default) or the least elements.
+    sorted : bool, optional
+        ``False`` allows the k elements in any order.
 
+    Returns
+    -------
+    TopK
+        ``(values, indices)``: ``values`` carries autograd history when ``input``
+        requires grad; ``indices`` are int64 and never do.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``input`` is not a tensor, or a bad ``k`` or ``dim`` (raised while tracing
+        under ``torch.compile``, where the shapes are known).
+
+    Examples
+    --------
     >>> import torch
     >>> from axisops import torch as ax
     >>> ax.topk(torch.tensor([[0.0, -0.0, 5.0]]), k=2, dim=1, largest=False).indices
@@ -62,8 +86,33 @@ def topk(
 
 @boundary("gather")
 def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
-    """``torch.gather`` with the axisops contract (negative indices allowed, all checked).
+    """``torch.gather`` with the axisops contract.
 
+    Parameters
+    ----------
+    input : torch.Tensor
+        The tensor to gather from.
+    dim : int
+        The dimension to gather along.
+    index : torch.Tensor
+        Integer tensor of ``input``'s rank; negative values count from the end,
+        and every value is checked.
+
+    Returns
+    -------
+    torch.Tensor
+        ``index``'s shape, ``input``'s dtype and device; differentiable in ``input``
+        (repeated indices add up in the gradient).
+
+    Raises
+    ------
+    IndexOutOfRangeError
+        An index value outside ``[-n, n-1]``.
+    InvalidArgumentError
+        ``input`` is not a tensor, or a bad ``dim`` or shape.
+
+    Examples
+    --------
     >>> import torch
     >>> from axisops import torch as ax
     >>> ax.gather(torch.tensor([[1, 2], [3, 4]]), dim=1, index=torch.tensor([[1], [-2]]))
