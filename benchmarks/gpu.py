@@ -153,7 +153,7 @@ def tie_heavy(torch: Any, shape: tuple[int, ...], seed: int, device: str) -> Any
 
 def same_bits(torch: Any, a: Any, b: Any) -> bool:
     """Bit equality of two tensors of one dtype and shape (on any devices)."""
-    from axisops.kernels.torch_dtypes import signed_view
+    from axisops.kernels.torch.dtypes import signed_view
 
     a, b = a.cpu(), b.cpu()
     return a.dtype == b.dtype and a.shape == b.shape and torch.equal(signed_view(a),

@@ -21,7 +21,8 @@ import pytest
 
 import axisops
 from axisops import config
-from axisops.kernels import numba_cache, numba_jobs
+from axisops.kernels.numba import cache as numba_cache
+from axisops.kernels.numba import jobs as numba_jobs
 
 PATIENCE = 600  # seconds: generous bounds for compiles on a loaded 2-core machine
 
@@ -41,7 +42,7 @@ def _python(code: str, cache: Path, mode: str = "background") -> dict:
 
 FIRST_CALL = """
     import json, numpy as np, axisops
-    from axisops.kernels import numba_cache
+    from axisops.kernels.numba import cache as numba_cache
     x = np.random.default_rng(1).integers(0, 4, size=(50, 40)).astype(np.uint8)
     want = axisops.topk(x, 5, backend="numpy")
     got = axisops.topk(x, 5)
@@ -85,7 +86,7 @@ def _files(folder: Path) -> set[str]:
 def test_a_compiler_killed_at_any_moment_leaves_no_broken_entry(tmp_path):
     cache = tmp_path / "cache"
     job = "topk:radix:uint8"
-    proc = subprocess.Popen([sys.executable, "-m", "axisops.kernels.numba_compile", job],
+    proc = subprocess.Popen([sys.executable, "-m", "axisops.kernels.numba.compile", job],
                             env=_env(cache, "sync"), stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + PATIENCE
@@ -98,7 +99,7 @@ def test_a_compiler_killed_at_any_moment_leaves_no_broken_entry(tmp_path):
     # Whatever it left, the next process either loads a complete entry or compiles anew.
     rec = _python("""
         import json, numpy as np, axisops
-        from axisops.kernels import numba_driver
+        from axisops.kernels.numba import driver as numba_driver
         from axisops.validation import ArrayMeta, topk_spec
         x = np.random.default_rng(2).integers(0, 3, size=(20, 300)).astype(np.int8)
         spec = topk_spec(ArrayMeta(x.shape, x.dtype), 40, -1, False, True, None)
@@ -132,7 +133,7 @@ def test_a_save_cut_short_never_leaves_an_index_entry(tmp_path, monkeypatch):
 
 
 def test_every_kernel_of_the_package_saves_safely():
-    from axisops.kernels import numba_driver
+    from axisops.kernels.numba import driver as numba_driver
 
     kernels = numba_cache.dispatchers_in(*numba_driver.KERNEL_MODULES)
     assert len(kernels) >= 6
@@ -188,7 +189,7 @@ def test_jobs_name_every_kernel_a_call_can_need():
     jobs = numba_jobs.all_jobs()
     assert len(jobs) == len(set(jobs))
     strategies = {job.split(":")[1] for job in jobs if job.startswith("topk:")}
-    from axisops.kernels.numba_driver import STRATEGIES
+    from axisops.kernels.numba.driver import STRATEGIES
 
     assert strategies == set(STRATEGIES)
     for job in jobs:

@@ -13,8 +13,8 @@ import pytest
 
 import axisops
 from axisops import config
-from axisops.kernels import numba_driver as drv
 from axisops.kernels import threads
+from axisops.kernels.numba import driver as drv
 from subprocess_helpers import run_python
 
 

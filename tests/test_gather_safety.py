@@ -16,8 +16,8 @@ import pytest
 import axisops
 from axisops import directml as dml
 from axisops.directml import operators
-from axisops.kernels import numba_driver as drv
-from axisops.kernels import numba_gather as kg
+from axisops.kernels.numba import driver as drv
+from axisops.kernels.numba import gather as kg
 from subprocess_helpers import run_python
 
 BLOCK, AHEAD = kg.BLOCK, kg.PREFETCH_DISTANCE

@@ -20,7 +20,7 @@ from jax import lax
 import axisops
 from axisops import registry
 from axisops.backends import jax_backend
-from axisops.kernels import jax_ops
+from axisops.kernels.jax import ops as jax_ops
 from axisops.validation import ArrayMeta, topk_spec
 
 from oracle import assert_same_bits, ref_gather, ref_topk

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import axisops
-from axisops.kernels import numba_driver as drv
+from axisops.kernels.numba import driver as drv
 from axisops.validation import ArrayMeta, gather_spec, topk_spec
 
 from oracle import assert_same_bits
@@ -188,7 +188,7 @@ def test_gather_spec_path_keeps_the_index_type():
 def test_gather_at_prefetch_and_block_boundaries(threads, layout):
     """Output sizes on both sides of the prefetch distance and the position block, with
     and without negative indices, split over threads at odd places."""
-    from axisops.kernels.numba_gather import BLOCK, PREFETCH_DISTANCE
+    from axisops.kernels.numba.gather import BLOCK, PREFETCH_DISTANCE
 
     rng = np.random.default_rng(11)
     d, b = PREFETCH_DISTANCE, BLOCK

@@ -284,7 +284,7 @@ def test_compile_needs_no_warm_registry_and_runs_the_thread_pool(monkeypatch):
     monkeypatch.setattr(registry, "_candidate_cache", {})
     monkeypatch.setattr(registry, "_claimed", {})
     monkeypatch.setattr(axisops.config, "_num_threads", 2)
-    from axisops.kernels import numba_driver
+    from axisops.kernels.numba import driver as numba_driver
 
     tasks = []
     real = numba_driver.run_parallel

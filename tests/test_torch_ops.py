@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 import axisops
 from axisops.errors import boundary
-from axisops.kernels import torch_ops
+from axisops.kernels.torch import ops as torch_ops
 from axisops.validation import ArrayMeta, gather_spec, topk_spec
 
 from oracle import assert_same_bits, first_bad_index, ref_gather, ref_topk

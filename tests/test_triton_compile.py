@@ -22,7 +22,8 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from axisops.kernels import triton_gather as G, triton_topk as T
+from axisops.kernels.triton import gather as G
+from axisops.kernels.triton import topk as T
 
 C = "constexpr"
 FMT = {"KIND": 2, "WIDTH": 32, "INF": 0x7F800000, "LARGEST": True}

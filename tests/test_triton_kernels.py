@@ -32,7 +32,7 @@ from axisops import registry
 def _interpreted_kernels():
     """The kernel modules, rebuilt for the interpreter if they were built without it."""
     modules = []
-    for name in ("axisops.kernels.triton_topk", "axisops.kernels.triton_gather"):
+    for name in ("axisops.kernels.triton.topk", "axisops.kernels.triton.gather"):
         module = importlib.import_module(name)
         if not getattr(module, "INTERPRETED", True):
             module = importlib.reload(module)
@@ -309,7 +309,7 @@ def test_kernel_modules_are_not_imported_by_discovery():
     # torch._dynamo imports triton: the axisops:: operators load it only when
     # something else did (an eager program never pays for it).
     code = ("import sys, torch, axisops; axisops.topk(torch.zeros(3), 1); "
-            "print(sorted(m for m in ('triton', 'axisops.kernels.triton_topk', 'torch._dynamo') "
+            "print(sorted(m for m in ('triton', 'axisops.kernels.triton.topk', 'torch._dynamo') "
             "if m in sys.modules))")
     import subprocess
 

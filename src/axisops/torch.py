@@ -7,7 +7,7 @@ Code written against torch can swap the import and keep its calls::
     picked = ax.gather(table, 1, indices)
 
 Both run the ``axisops::`` torch operators (see
-:mod:`axisops.kernels.torch_library`), so autograd and ``torch.compile`` work
+:mod:`axisops.kernels.torch.library`), so autograd and ``torch.compile`` work
 as with :func:`axisops.topk`.  What changes is the answer: ties go to the
 lower index, NaN is greater than +inf, -0.0 equals +0.0 and integers compare
 exactly, the same on every device; ``gather`` also takes negative indices and
@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 
 from .errors import InvalidArgumentError, boundary
-from .kernels import torch_library  # noqa: F401  (registers the axisops:: operators)
+from .kernels.torch import library as _library  # noqa: F401  (registers the axisops:: operators)
 from .ops import TopK
 from .ops import gather as _gather
 from .ops import topk as _topk

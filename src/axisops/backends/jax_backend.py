@@ -5,7 +5,7 @@ name and serves CuPy):
 
 - **tracers** (inside ``jax.jit``, ``jax.vmap``, ``jax.grad`` and their
   compositions) run the exact contract written in JAX operations
-  (:mod:`axisops.kernels.jax_ops`), on whatever device the trace targets;
+  (:mod:`axisops.kernels.jax.ops`), on whatever device the trace targets;
   errors that depend on shapes are raised while tracing;
 - **concrete arrays on one CPU device** keep the DLPack route to the CPU
   kernels (zero-copy NumPy views; measured several times faster than the
@@ -53,7 +53,7 @@ def _jit(op: str) -> Any:
     """``jax_ops.<op>`` jitted, its spec (the last argument) static."""
     import jax
 
-    from ..kernels import jax_ops
+    from ..kernels.jax import ops as jax_ops
 
     fn = getattr(jax_ops, op)
     return jax.jit(fn, static_argnums=fn.__code__.co_argcount - 1)
@@ -97,14 +97,14 @@ class JaxBackend(Backend):
 
             return DLPACK.topk(DLPACK.asarray(x, "x"), spec)
         if _is_tracer(x):
-            from ..kernels import jax_ops
+            from ..kernels.jax import ops as jax_ops
 
             return jax_ops.topk(x, spec)
         return _jit("topk")(x, spec)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         if _is_tracer(index):
-            from ..kernels import jax_ops
+            from ..kernels.jax import ops as jax_ops
 
             return jax_ops.gather(x, index, spec)
         if _on_one_cpu(x):  # the CPU kernels check the index values themselves
@@ -115,7 +115,7 @@ class JaxBackend(Backend):
             return DLPACK.gather(imported, index, spec)
         check_index_values(np.asarray(index), spec)
         if _is_tracer(x):
-            from ..kernels import jax_ops
+            from ..kernels.jax import ops as jax_ops
 
             return jax_ops.gather(x, index, spec)
         return _jit("gather")(x, index, spec)

@@ -2,12 +2,12 @@
 
 It reads every layout in place (see :mod:`axisops.kernels.layout`), maps
 elements to order keys of their own width, picks a strategy per request (see
-:func:`axisops.kernels.numba_driver.choose_strategy`) and splits the work over threads.  Results
+:func:`axisops.kernels.numba.driver.choose_strategy`) and splits the work over threads.  Results
 are bit-identical to the ``"numpy"`` oracle for every thread count.
 
 A call never waits for the compiler (unless :func:`axisops.config.set_compile_mode`
 says ``"sync"``): while the kernel it needs is being compiled in the background
-(:mod:`axisops.kernels.numba_cache`), the call is answered by the ``"numpy"``
+(:mod:`axisops.kernels.numba.cache`), the call is answered by the ``"numpy"``
 backend, which gives the same bits.
 """
 
@@ -29,7 +29,8 @@ class NumbaBackend(NumpyFamily):
     description = "compiled CPU kernels (threshold filter, radix sort, one-pass gather)"
 
     def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
-        from ..kernels import numba_cache, numba_driver
+        from ..kernels.numba import cache as numba_cache
+        from ..kernels.numba import driver as numba_driver
 
         try:
             return numba_driver.topk(x, spec)
@@ -38,7 +39,8 @@ class NumbaBackend(NumpyFamily):
             return FALLBACK.topk(x, spec)
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
-        from ..kernels import numba_cache, numba_driver
+        from ..kernels.numba import cache as numba_cache
+        from ..kernels.numba import driver as numba_driver
 
         try:
             return numba_driver.gather(x, index, spec)

@@ -6,11 +6,11 @@
   fastest CPU kernels installed.  Results are wrapped back with
   ``torch.from_numpy`` (no copy).
 - **Other devices** (CUDA, ROCm, MPS, XPU ...) run the exact contract built
-  from stock torch operations (:mod:`axisops.kernels.torch_ops`).  On CUDA the
+  from stock torch operations (:mod:`axisops.kernels.torch.ops`).  On CUDA the
   ``"triton"`` backend, when installed, is the default instead.
 
 Every call goes through the torch operators of
-:mod:`axisops.kernels.torch_library` (``axisops::topk``, ``axisops::gather``,
+:mod:`axisops.kernels.torch.library` (``axisops::topk``, ``axisops::gather``,
 ``axisops::take_along_axis``), which run the kernels above (:meth:`run_topk`,
 :meth:`run_gather`), carry autograd and are opaque to ``torch.compile``.
 Gather indices may be tensors (moved to x's device), NumPy arrays or nested
@@ -117,7 +117,7 @@ class TorchBackend(Backend):
     def meta(self, x: Any, name: str) -> ArrayMeta:
         if isinstance(x, np.ndarray):
             return ArrayMeta(x.shape, x.dtype)
-        from ..kernels.torch_dtypes import numpy_dtype
+        from ..kernels.torch.dtypes import numpy_dtype
 
         dtype = numpy_dtype(x.dtype)
         if dtype is None:
@@ -138,12 +138,12 @@ class TorchBackend(Backend):
         return self.name
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        from ..kernels import torch_library
+        from ..kernels.torch import library as torch_library
 
         return torch_library.topk(x, spec, self.op_backend)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
-        from ..kernels import torch_library
+        from ..kernels.torch import library as torch_library
 
         return torch_library.gather(x, index, spec, self.op_backend)
 
@@ -153,7 +153,7 @@ class TorchBackend(Backend):
             view = numpy_view(x)
             values, indices = self.delegate(view).topk(view, spec)
             return from_numpy(values), from_numpy(indices)
-        from ..kernels import torch_ops
+        from ..kernels.torch import ops as torch_ops
 
         return torch_ops.topk(x, spec)
 
@@ -163,7 +163,7 @@ class TorchBackend(Backend):
             view = numpy_view(x)
             out = self.delegate(view).gather(view, numpy_view(index), spec)
             return from_numpy(out)
-        from ..kernels import torch_ops
+        from ..kernels.torch import ops as torch_ops
 
         return torch_ops.gather(x, index, spec)
 

@@ -2,8 +2,8 @@
 
 The default for CUDA tensors when Triton is installed.  Top-k of element
 types up to 32 bits runs the packed-key kernels of
-:mod:`axisops.kernels.triton_topk`; gather runs the fused check-and-gather
-kernel of :mod:`axisops.kernels.triton_gather`.  What those kernels do not take
+:mod:`axisops.kernels.triton.topk`; gather runs the fused check-and-gather
+kernel of :mod:`axisops.kernels.triton.gather`.  What those kernels do not take
 (64-bit element types, sequences of 2**31 elements or more, complex128
 gathers, layouts of more than four dimensions after coalescing) runs the
 exact torch-ops path, so every request gets the contract's answer.
@@ -25,7 +25,7 @@ from .torch_backend import TorchBackend
 
 __all__ = ["BACKEND", "TritonBackend", "interpreter_on"]
 
-_KERNELS = "axisops.kernels.triton_topk"
+_KERNELS = "axisops.kernels.triton.topk"
 
 
 def interpreter_on() -> bool:
@@ -65,22 +65,22 @@ class TritonBackend(TorchBackend):
         return super().accepts(x) and x.device.type == "cuda"
 
     def run_topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        from ..kernels import triton_topk
+        from ..kernels.triton import topk as triton_topk
 
         if triton_topk.supports(x, spec):
             with _on_device_of(x):
                 return triton_topk.topk(x, spec)
-        from ..kernels import torch_ops
+        from ..kernels.torch import ops as torch_ops
 
         return torch_ops.topk(x, spec)
 
     def run_gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
-        from ..kernels import triton_gather
+        from ..kernels.triton import gather as triton_gather
 
         if triton_gather.supports(x, spec):
             with _on_device_of(x):
                 return triton_gather.gather(x, index, spec)
-        from ..kernels import torch_ops
+        from ..kernels.torch import ops as torch_ops
 
         return torch_ops.gather(x, index, spec)
 

@@ -53,7 +53,7 @@ def _kernels() -> dict[str, Any]:
     from importlib.metadata import version
 
     from ..config import get_compile_mode
-    from ..kernels.numba_warmup import cache_status
+    from ..kernels.numba.warmup import cache_status
 
     return {"numba": version("numba"), **cache_status(), "compile_mode": get_compile_mode()}
 

@@ -51,7 +51,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise CLIError(f"--jobs={args.jobs} is not allowed (need an integer >= 1)")
     dtypes = _dtypes(args.dtype)
-    from ..kernels.numba_warmup import warmup
+    from ..kernels.numba.warmup import warmup
 
     bar: Any = None
 

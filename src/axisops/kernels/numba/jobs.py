@@ -32,7 +32,7 @@ _COST = {"scan": 5, "split": 3, "radix": 2, "insert": 2, "columns": 1}
 
 
 def _strategies() -> tuple[str, ...]:
-    from .numba_driver import STRATEGIES
+    from .driver import STRATEGIES
 
     return STRATEGIES
 
@@ -48,7 +48,7 @@ def jobs_for(dtypes: Iterable[Any] | None) -> list[str]:
     >>> jobs_for(["float32"])[:2]
     ['topk:scan:uint32', 'topk:split:uint32']
     """
-    from ..dtypes import as_dtype
+    from ...dtypes import as_dtype
 
     widths = None if dtypes is None else {as_dtype(d).itemsize for d in dtypes}
     topk = [f"topk:{s}:{key}" for key in KEY_TYPES for s in _strategies()
@@ -68,8 +68,8 @@ def _parse(job: str) -> tuple[str, str, str]:
 
 def _call(job: str) -> Any:
     """A zero-argument function that runs ``job``'s kernels on a tiny input."""
-    from ..validation import ArrayMeta, gather_spec, topk_spec
-    from . import numba_driver as drv
+    from ...validation import ArrayMeta, gather_spec, topk_spec
+    from . import driver as drv
 
     op, first, second = _parse(job)
     if op == "topk":
@@ -92,6 +92,6 @@ def run(job: str) -> None:
 
 def launches(job: str) -> list[tuple[Any, tuple]]:
     """The ``(kernel, args)`` pairs of ``job``, found without compiling."""
-    from .numba_cache import launches_of
+    from .cache import launches_of
 
     return launches_of(_call(job))

@@ -22,8 +22,8 @@ import torch
 import triton
 import triton.language as tl
 
-from ..validation import GatherSpec, raise_index_error
-from .torch_dtypes import signed_view
+from ...validation import GatherSpec, raise_index_error
+from ..torch.dtypes import signed_view
 
 __all__ = ["coalesce", "gather", "supports"]
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..validation import GatherSpec, TopKSpec, raise_index_error
-from .torch_dtypes import SIGNED_BY_WIDTH, signed_view, torch_dtype
+from ...validation import GatherSpec, TopKSpec, raise_index_error
+from .dtypes import SIGNED_BY_WIDTH, signed_view, torch_dtype
 
 __all__ = [
     "as_index_dtype",

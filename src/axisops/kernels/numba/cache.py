@@ -9,7 +9,7 @@ compile mode (see :func:`axisops.config.set_compile_mode`):
   cache, is loaded and the call goes ahead;
 - otherwise :class:`NotReady` is raised before any work starts (the backend
   then answers through its exact fallback), and a separate process
-  (``python -m axisops.kernels.numba_compile``) compiles the kernel into the
+  (``python -m axisops.kernels.numba.compile``) compiles the kernel into the
   cache, at low priority, so this process's threads and GIL stay free.  Later
   calls load it as soon as it is there.
 
@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config import get_compile_mode
+from ...config import get_compile_mode
 
 __all__ = [
     "NotReady",
@@ -273,7 +273,7 @@ def _spawn(jobs: list[str]) -> subprocess.Popen:
                PYTHONPATH=root + (os.pathsep + path if path else ""))
     debug = bool(os.environ.get("AXISOPS_DEBUG"))
     return subprocess.Popen(
-        [sys.executable, "-m", "axisops.kernels.numba_compile", "--background", *jobs],
+        [sys.executable, "-m", "axisops.kernels.numba.compile", "--background", *jobs],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=None if debug else subprocess.DEVNULL,

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .numba_keys import fill_keys
-from .numba_select import insert_best, insert_word, pack, unpack_index, write_row
+from .keys import fill_keys
+from .select import insert_best, insert_word, pack, unpack_index, write_row
 
 __all__ = ["CHUNK", "EXTRACT_MAX_K", "topk_insert_rows"]
 

@@ -17,20 +17,23 @@ from math import prod
 
 import numpy as np
 
-from ..config import get_num_threads
-from ..errors import IndexOutOfRangeError
-from ..validation import GatherSpec, TopKSpec, check_index_values
-from . import numba_columns, numba_insert, numba_radix, numba_scan
-from . import numba_gather as kg
-from .layout import Sequences, raw_dtype, sequences
-from .numba_cache import dispatchers_in, ensure, install_safe_saves
-from .numba_columns import topk_columns
-from .numba_insert import topk_insert_rows
-from .numba_keys import key_plan
-from .numba_radix import topk_radix_rows
-from .numba_scan import SEGMENT_BYTES, UNIT_SEGMENT, merge_parts, topk_scan_rows
-from .numba_select import SORTED_K
-from .threads import run_parallel, split_range
+from ...config import get_num_threads
+from ...errors import IndexOutOfRangeError
+from ...validation import GatherSpec, TopKSpec, check_index_values
+from ..layout import Sequences, raw_dtype, sequences
+from ..threads import run_parallel, split_range
+from . import columns as numba_columns
+from . import gather as kg
+from . import insert as numba_insert
+from . import radix as numba_radix
+from . import scan as numba_scan
+from .cache import dispatchers_in, ensure, install_safe_saves
+from .columns import topk_columns
+from .insert import topk_insert_rows
+from .keys import key_plan
+from .radix import topk_radix_rows
+from .scan import SEGMENT_BYTES, UNIT_SEGMENT, merge_parts, topk_scan_rows
+from .select import SORTED_K
 
 __all__ = ["KERNEL_MODULES", "STRATEGIES", "choose_strategy", "gather", "topk"]
 
@@ -187,7 +190,7 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     """Gather for a validated spec: one pass that checks each index value as it is used.
 
     There is no separate bounds pass: the kernel checks every value it turns
-    into a position (see :mod:`axisops.kernels.numba_gather`), so no other
+    into a position (see :mod:`axisops.kernels.numba.gather`), so no other
     thread rewriting ``index`` meanwhile can make it read outside ``x``.  When
     a value is out of range, nothing is returned: the error names the first
     offender in C order, or, when the index no longer holds one (it was

@@ -40,8 +40,8 @@ import torch
 import triton
 import triton.language as tl
 
-from ..validation import TopKSpec
-from .torch_dtypes import signed_view, torch_dtype
+from ...validation import TopKSpec
+from ..torch.dtypes import signed_view, torch_dtype
 
 __all__ = ["INTERPRETED", "interpreting", "supports", "topk"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .numba_keys import cast_like, fill_keys
-from .numba_select import write_row
+from .keys import cast_like, fill_keys
+from .select import write_row
 
 __all__ = ["topk_radix_rows"]
 

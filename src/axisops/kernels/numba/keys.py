@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from ..dtypes import is_bfloat16
+from ...dtypes import is_bfloat16
 
 __all__ = ["KeyPlan", "cast_like", "fill_keys", "key_plan", "max_keys_into", "order_key"]
 

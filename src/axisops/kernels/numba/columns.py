@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .numba_keys import cast_like, max_keys_into, order_key
-from .numba_select import SORTED_K, insert_best, partition_best, select_best, sort_best, write_row
+from .keys import cast_like, max_keys_into, order_key
+from .select import SORTED_K, insert_best, partition_best, select_best, sort_best, write_row
 
 __all__ = ["MIN_BUFFER", "topk_columns"]
 

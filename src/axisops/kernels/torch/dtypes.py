@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..dtypes import bfloat16
+from ...dtypes import bfloat16
 
 __all__ = ["SIGNED_BY_WIDTH", "numpy_dtype", "signed_view", "torch_dtype"]
 

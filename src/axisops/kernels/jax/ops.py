@@ -42,8 +42,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import InvalidArgumentError
-from ..validation import GatherSpec, TopKSpec
+from ...errors import InvalidArgumentError
+from ...validation import GatherSpec, TopKSpec
 
 __all__ = ["gather", "order_key", "take", "topk"]
 

@@ -46,10 +46,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .. import registry
-from ..errors import boundary
-from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
-from .torch_ops import index_as_int64
+from ... import registry
+from ...errors import boundary
+from ...validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
+from .ops import index_as_int64
 
 __all__ = ["gather", "topk"]
 
@@ -85,7 +85,7 @@ def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _meta(t: Tensor, name: str) -> ArrayMeta:
-    from ..backends.torch_backend import BACKEND
+    from ...backends.torch_backend import BACKEND
 
     return BACKEND.meta(t, name)
 
@@ -203,8 +203,8 @@ def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor,
     """
     values, indices = _TOPK(x, spec.k, spec.axis, spec.largest, spec.sorted, backend)
     if spec.index_dtype != _INT64:
-        from .torch_dtypes import torch_dtype
-        from .torch_ops import as_index_dtype
+        from .dtypes import torch_dtype
+        from .ops import as_index_dtype
 
         indices = as_index_dtype(indices, torch_dtype(spec.index_dtype))
     return values, indices

@@ -15,15 +15,15 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any
 
-from ..config import cpu_count
+from ...config import cpu_count
 
 __all__ = ["cache_dir", "cache_status", "warmup"]
 
 
 def _kernels(jobs: Iterable[str]) -> dict[str, list[tuple[Any, tuple]]]:
     """Each job's kernels, as ``(dispatcher, signature)`` pairs (nothing is compiled)."""
-    from .numba_cache import signature
-    from .numba_jobs import launches
+    from .cache import signature
+    from .jobs import launches
 
     return {job: [(kernel, signature(kernel, args)) for kernel, args in launches(job)]
             for job in jobs}
@@ -31,7 +31,7 @@ def _kernels(jobs: Iterable[str]) -> dict[str, list[tuple[Any, tuple]]]:
 
 def _count(found: dict[str, list[tuple[Any, tuple]]]) -> tuple[int, int]:
     """``(kernels, cached)``: distinct kernels (jobs share some), and how many are cached."""
-    from .numba_cache import has_signature
+    from .cache import has_signature
 
     unique = {pair for pairs in found.values() for pair in pairs}
     return len(unique), sum(has_signature(kernel, sig) for kernel, sig in unique)
@@ -39,8 +39,8 @@ def _count(found: dict[str, list[tuple[Any, tuple]]]) -> tuple[int, int]:
 
 def cache_dir() -> str:
     """The folder Numba keeps axisops' compiled kernels in."""
-    from . import numba_scan
-    from .numba_cache import cache_path
+    from . import scan as numba_scan
+    from .cache import cache_path
 
     return str(cache_path(numba_scan.topk_scan_rows))
 
@@ -52,7 +52,7 @@ def cache_status(dtypes: Iterable[Any] | None = None) -> dict[str, Any]:
     >>> status["kernels"] == status["cached"] + status["not_cached"]
     True
     """
-    from .numba_jobs import jobs_for
+    from .jobs import jobs_for
 
     total, cached = _count(_kernels(jobs_for(dtypes)))
     return {"cache_dir": cache_dir(), "kernels": total, "cached": cached,
@@ -60,7 +60,7 @@ def cache_status(dtypes: Iterable[Any] | None = None) -> dict[str, Any]:
 
 
 def _compile_one(job: str) -> list[str]:
-    from .numba_compile import compile_jobs
+    from .compile import compile_jobs
 
     return compile_jobs([job])
 
@@ -73,8 +73,8 @@ def warmup(dtypes: Iterable[Any] | None = None, *, workers: int | None = None,
     ``workers`` processes (default: one per CPU).  ``progress(done, total)`` is
     called with kernel counts as they are ready.  Returns what was done.
     """
-    from .numba_cache import has_signature
-    from .numba_jobs import jobs_for
+    from .cache import has_signature
+    from .jobs import jobs_for
 
     start = time.perf_counter()
     found = _kernels(jobs_for(dtypes))

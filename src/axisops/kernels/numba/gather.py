@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from .numba_keys import cast_like
-from .numba_prefetch import prefetch
+from .keys import cast_like
+from .prefetch import prefetch
 
 __all__ = ["BLOCK", "PREFETCH_DISTANCE", "first_bad", "gather_flat"]
 

@@ -1,4 +1,4 @@
-"""``python -m axisops.kernels.numba_compile [--background] JOB...``: fill the kernel cache.
+"""``python -m axisops.kernels.numba.compile [--background] JOB...``: fill the kernel cache.
 
 This is the process :mod:`.numba_cache` starts when a call needs a kernel that
 is not compiled yet (``--background``: at low priority), and what each worker
@@ -23,8 +23,8 @@ def compile_jobs(jobs: Sequence[str], *, report: bool = False) -> list[str]:
 
     ``report`` prints each job's name on stdout once it is done.
     """
-    from .. import config
-    from . import numba_jobs
+    from ... import config
+    from . import jobs as numba_jobs
 
     config.set_compile_mode("sync")
     failed = []
@@ -42,7 +42,7 @@ def compile_jobs(jobs: Sequence[str], *, report: bool = False) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m axisops.kernels.numba_compile")
+    parser = argparse.ArgumentParser(prog="python -m axisops.kernels.numba.compile")
     parser.add_argument("--background", action="store_true",
                         help="run at low priority (a call is waiting for nothing)")
     parser.add_argument("jobs", nargs="*", help="jobs such as topk:scan:uint32")

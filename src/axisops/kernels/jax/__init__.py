@@ -1,0 +1,1 @@
+"""JAX: exact top-k and gather from ``lax`` operations, for traced code."""

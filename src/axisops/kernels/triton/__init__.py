@@ -1,0 +1,1 @@
+"""The Triton GPU kernels (packed-key top-k, fused gather)."""
