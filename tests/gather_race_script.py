@@ -19,6 +19,8 @@ import numpy as np
 
 import axisops
 from axisops.errors import IndexOutOfRangeError
+from axisops.kernels import numba_driver
+from axisops.kernels.numba_gather import PREFETCH_DISTANCE
 
 
 def _invalid(rng, n, dtype, size):
@@ -102,6 +104,14 @@ def _gather_directml(x, dim, index):
     return out
 
 
+def _alternate_prefetching() -> None:
+    """Every other gather prefetches, whatever the size of ``x`` against the caches, so
+    each case runs through both copy loops."""
+    calls = iter(range(1 << 62))
+    numba_driver.gather_prefetch_distance = (
+        lambda x_bytes: PREFETCH_DISTANCE * (next(calls) % 2))
+
+
 def run(iterations: int, threads: int, directml: bool) -> str:
     """Every case with ``threads`` kernel threads; a line of ``case=returned/refused``."""
     axisops.set_num_threads(threads)
@@ -139,6 +149,7 @@ def run(iterations: int, threads: int, directml: bool) -> str:
 
 if __name__ == "__main__":
     rounds = int(sys.argv[1])
+    _alternate_prefetching()
     for mode in sys.argv[2:]:  # "api:THREADS" or "directml:THREADS"
         kind, _, threads = mode.partition(":")
         print(mode, run(rounds, int(threads), kind == "directml"), flush=True)

@@ -145,35 +145,56 @@ def first_bad(n, i_flat, ioffs, istride, m, inner, t0, t1):
     return t0
 
 
+@njit(inline="always")
+def _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, t, count, pos):
+    """``pos[e]`` for output elements ``t .. t+count-1``; False when a value is out of range."""
+    if inner == 1:
+        return _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, pos)
+    return _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count,
+                              unit, pos)
+
+
+@njit(inline="always")
+def _copy(x_flat, pos, count, look, ahead, dst):
+    """``dst[e] = x_flat[pos[e]]`` for ``e < count``, prefetching ``pos[e + ahead]`` while
+    it is below ``look`` (no prefetch when ``ahead`` is 0).  Positions are unsigned and
+    every loop counts from 0, so no read pays for negative-index wrapping: the loops
+    stay a handful of instructions, and the out-of-order window holds many reads."""
+    hinted = max(0, min(count, look - ahead)) if ahead > 0 else 0
+    later = pos[ahead:ahead + hinted]
+    for e in range(hinted):
+        prefetch(x_flat, later[e])
+        dst[e] = x_flat[pos[e]]
+    rest, tail = pos[hinted:count], dst[hinted:count]
+    for e in range(count - hinted):
+        tail[e] = x_flat[rest[e]]
+
+
 @njit(nogil=True, cache=True)
 def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, unit,
-                out):
+                ahead, out):
     """Output elements ``t0 .. t1-1`` of the C-ordered ``(outer, m, inner)`` output ``out``
-    (given flat), a block of ``BLOCK`` at a time; returns -1, or the output element
-    (an index position in C order) where an out-of-range value stopped it.
+    (given flat), a block of ``BLOCK`` at a time, prefetching ``ahead`` reads ahead
+    (``0 <= ahead <= BLOCK``; 0: no prefetch); returns -1, or the output element (an
+    index position in C order) where an out-of-range value stopped it.
 
-    For each block, the positions in ``x_flat`` are first computed from the
-    index (read in order, each value once) into a small buffer, along with the
-    next ``PREFETCH_DISTANCE`` ones, and checked; the copy loop then prefetches
-    the element it will read that many iterations later, so many random reads
-    are in flight.  Both read only checked positions.
+    Each index value is read once, turned into a position in a small buffer
+    and checked there: before a block is copied, its positions and the next
+    ``ahead`` ones (its look-ahead, carried over to the next block) have all
+    passed.  The copy loop prefetches the element it will read ``ahead``
+    iterations later, so many random reads are in flight.  Both read only
+    checked positions.
     """
-    pos = np.empty(BLOCK + PREFETCH_DISTANCE, np.int64)
+    pos = np.empty(BLOCK + ahead, np.uint64)
+    have = 0  # checked positions carried over from the previous block's look-ahead
     for s in range(t0, t1, BLOCK):
         count = min(BLOCK, t1 - s)
-        look = min(count + PREFETCH_DISTANCE, t1 - s)
-        if inner == 1:
-            good = _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, pos)
-        else:
-            good = _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s,
-                                      look, unit, pos)
-        if not good:
-            return first_bad(n, i_flat, ioffs, istride, m, inner, s, s + look)
-        dst = out[s:s + count]
-        ahead = max(0, min(count, look - PREFETCH_DISTANCE))
-        for e in range(ahead):
-            prefetch(x_flat, pos[e + PREFETCH_DISTANCE])
-            dst[e] = x_flat[pos[e]]
-        for e in range(ahead, count):
-            dst[e] = x_flat[pos[e]]
+        look = min(count + ahead, t1 - s)
+        if not _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, s + have,
+                          look - have, pos[have:look]):
+            return first_bad(n, i_flat, ioffs, istride, m, inner, s + have, s + look)
+        _copy(x_flat, pos, count, look, ahead, out[s:s + count])
+        have = look - count
+        for e in range(have):  # forward: the source lies after the destination
+            pos[e] = pos[count + e]
     return -1
