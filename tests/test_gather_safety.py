@@ -39,7 +39,7 @@ def _flat_gather(x, idx, out, ahead=AHEAD):
 ])
 @pytest.mark.parametrize("at", [0, 7, BLOCK - 1, BLOCK, BLOCK + AHEAD - 1, BLOCK + AHEAD,
                                 3 * BLOCK - 1])
-@pytest.mark.parametrize("ahead", [AHEAD, 0, 1])
+@pytest.mark.parametrize("ahead", [AHEAD, 0, 1, BLOCK + 5])
 def test_the_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, at, ahead):
     x = np.arange(100, dtype=np.uint64) + 1000
     size = 3 * BLOCK
