@@ -36,9 +36,10 @@ from .numba_prefetch import prefetch
 __all__ = ["BLOCK", "PREFETCH_DISTANCE", "first_bad", "gather_flat"]
 
 #: elements between a prefetch and the read it serves: enough reads to cover a memory
-#: latency (about 100 ns at 4 ns a read).  Measured on Zen 4, one thread, the three
-#: benchmark gathers: 128 and 256 equally fast, 64 and 512 up to 15% slower, 1024 up
-#: to 40%; on the earlier machine 128-512 saturated.
+#: latency (about 100 ns at 4 ns a read) with room to spare.  Measured on Zen 4, one
+#: thread, the three benchmark gathers: 96-256 equally fast (within the noise of a
+#: shared machine), 64 up to 15% slower, 384-512 up to 35% slower on the axis-0 row
+#: (strided lines), 1024 up to 45%; on the earlier machine 128-512 saturated.
 PREFETCH_DISTANCE = 256
 #: output elements per block of positions: the buffer (BLOCK + PREFETCH_DISTANCE
 #: 8-byte positions, 18 KiB) stays within a 32 KiB L1.  Measured: 2048 and 4096 equally
