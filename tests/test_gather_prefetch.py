@@ -56,10 +56,12 @@ def test_this_machine_reports_plausible_sizes():
 
 
 @pytest.mark.parametrize("l2", [256 << 10, 2 << 20])
-def test_gather_prefetches_only_from_an_x_larger_than_the_l2(l2):
+def test_gather_prefetches_only_from_an_x_larger_than_half_the_l2(l2):
     with mock.patch.object(drv, "data_cache_bytes", return_value=l2):
-        assert drv.gather_prefetch_distance(l2) == 0
-        assert drv.gather_prefetch_distance(l2 + 1) == kg.PREFETCH_DISTANCE
+        assert drv.gather_prefetch_distance(0) == 0
+        assert drv.gather_prefetch_distance(l2 // 2) == 0
+        assert drv.gather_prefetch_distance(l2 // 2 + 1) == kg.PREFETCH_DISTANCE
+        assert drv.gather_prefetch_distance(1 << 40) == kg.PREFETCH_DISTANCE
 
 
 @pytest.mark.parametrize("dim", [0, 1])
@@ -83,7 +85,7 @@ def test_the_driver_passes_the_distance_for_the_x_it_reads(dim, threads):
             idx = np.random.default_rng(5).integers(low, x.shape[dim], size=shape)
             idx = idx.astype(index_dtype)
             want = axisops.gather(x, dim, idx, backend="numpy")
-            for l2, ahead in ((x.nbytes, 0), (x.nbytes - 1, kg.PREFETCH_DISTANCE)):
+            for l2, ahead in ((2 * x.nbytes, 0), (2 * x.nbytes - 1, kg.PREFETCH_DISTANCE)):
                 seen.clear()
                 with mock.patch.object(drv, "data_cache_bytes", return_value=l2), \
                         mock.patch.object(drv, "PARALLEL_MIN", 0), \

@@ -9,7 +9,7 @@ gather dimension, is ``x_flat[xoffs[q] + wrap(idx) * xstride]`` with
 ``idx = i_flat[ioffs[q] + j * istride]`` and ``q = o * inner + c``.
 
 Memory safety does not rest on a separate bounds pass: another thread may
-rewrite the index at any moment, so each value is read once, turned into a
+rewrite the index at any moment, so each value read is turned into a
 position in a private block buffer and checked there, and the copy (and its
 prefetch) reads only positions of a block that passed.  A block holding a
 value outside ``[-n, n-1]`` (``[0, n-1]`` for unsigned types) stops the kernel
@@ -18,10 +18,10 @@ before its copy, and the kernel returns where it stopped.
 Speed: a gather from an ``x`` larger than the caches waits on one memory
 latency per element, so what counts is how many reads are in flight at
 once.  The copy loop asks for the line ``ahead`` elements later in the L2
-(see :mod:`.numba_prefetch`), and is kept to five instructions per element
-(unsigned positions, loops from 0: no negative-index wrapping), so the
-out-of-order window also holds many reads.  The driver passes ``ahead = 0``
-when ``x`` fits in a core's L2, where the hints cost more than they bring.
+(see :mod:`.numba_prefetch`), and is kept to about five instructions per
+element (positions are unsigned: reading ``x`` needs no negative-index
+wrapping), so the out-of-order window also holds many reads.  The driver passes ``ahead = 0``
+when ``x`` fits in half a core's L2, where the hints cost more than they bring.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = ["BLOCK", "PREFETCH_DISTANCE", "first_bad", "gather_flat"]
 PREFETCH_DISTANCE = 256
 #: output elements per block of positions: the buffer (BLOCK + PREFETCH_DISTANCE
 #: 8-byte positions, 18 KiB) stays within a 32 KiB L1.  Measured: 2048 and 4096 equally
-#: fast, 256-1024 3-15% slower (the look-ahead carried per block weighs more).
+#: fast, 256-1024 3-15% slower (the look-ahead re-read per block weighs more).
 BLOCK = 2048
 
 
@@ -171,16 +171,15 @@ def _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, t, cou
 @njit(inline="always")
 def _copy(x_flat, pos, count, look, ahead, dst):
     """``dst[e] = x_flat[pos[e]]`` for ``e < count``, prefetching ``pos[e + ahead]`` while
-    it is below ``look`` (no prefetch when ``ahead`` is 0).  Positions are unsigned and
-    every loop counts from 0, so no read pays for negative-index wrapping: the loops
-    stay a handful of instructions, and the out-of-order window holds many reads."""
+    it is below ``look`` (no prefetch when ``ahead`` is 0).  Positions are unsigned, so
+    no read of ``x`` pays for negative-index wrapping: the loops stay a handful of
+    instructions, and the out-of-order window holds many reads."""
     hinted = max(0, min(count, look - ahead)) if ahead > 0 else 0
-    later = pos[ahead:ahead + hinted]
     for e in range(hinted):
-        prefetch(x_flat, later[e])
+        prefetch(x_flat, pos[e + ahead])
         dst[e] = x_flat[pos[e]]
     rest, tail = pos[hinted:count], dst[hinted:count]
-    for e in range(count - hinted):
+    for e in range(count - hinted):  # from 0: no wrapping of e either
         tail[e] = x_flat[rest[e]]
 
 
@@ -192,23 +191,20 @@ def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, in
     ahead (0: no prefetch); returns -1, or the output element (an index position in
     C order) where an out-of-range value stopped it.
 
-    Each index value is read once, turned into a position in a small buffer
-    and checked there: before a block is copied, its positions and the next
-    ``ahead`` ones (its look-ahead, carried over to the next block) have all
-    passed.  The copy loop prefetches the element it will read ``ahead``
-    iterations later, so many random reads are in flight.  Both read only
-    checked positions.
+    For each block, the positions in ``x_flat`` are first computed from the
+    index (read in order) into a small buffer, along with the next ``ahead``
+    ones, and checked; the copy loop then prefetches the element it will read
+    ``ahead`` iterations later, so many random reads are in flight.  Both read
+    only checked positions.  (The next block reads its first ``ahead`` values
+    again and checks them again: carrying them over measured no faster, and
+    compiled slower.)
     """
     pos = np.empty(BLOCK + ahead, np.uint64)
-    have = 0  # checked positions carried over from the previous block's look-ahead
     for s in range(t0, t1, BLOCK):
         count = min(BLOCK, t1 - s)
         look = min(count + ahead, t1 - s)
-        if not _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, s + have,
-                          look - have, pos[have:look]):
-            return first_bad(n, i_flat, ioffs, istride, m, inner, s + have, s + look)
+        if not _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, s, look,
+                          pos):
+            return first_bad(n, i_flat, ioffs, istride, m, inner, s, s + look)
         _copy(x_flat, pos, count, look, ahead, out[s:s + count])
-        have = look - count
-        for e in range(have):  # forward: the source lies after the destination
-            pos[e] = pos[count + e]
     return -1
