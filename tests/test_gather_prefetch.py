@@ -64,12 +64,14 @@ def test_gather_prefetches_only_from_an_x_larger_than_half_the_l2(l2):
         assert drv.gather_prefetch_distance(1 << 40) == kg.PREFETCH_DISTANCE
 
 
+@pytest.mark.parametrize("layout", ["C", "F", "reversed"])
 @pytest.mark.parametrize("dim", [0, 1])
 @pytest.mark.parametrize("threads", [1, 3])
-def test_the_driver_passes_the_distance_for_the_x_it_reads(dim, threads):
-    """The distance follows the bytes of ``x`` the kernel reads (x as bytes, every index
-    dtype), and the result is the same either way."""
+def test_the_driver_passes_the_distance_for_the_x_it_reads(layout, dim, threads):
+    """The distance follows the bytes of ``x`` the kernel reads, in every layout, with
+    every index dtype and negative indices, and the result is the same either way."""
     x = np.arange(64 * 50, dtype=np.float64).reshape(64, 50)
+    x = {"C": x, "F": np.asfortranarray(x), "reversed": x[::-1, ::-1]}[layout]
     real, seen = kg.gather_flat, []
 
     def spy(*args):
