@@ -178,9 +178,9 @@ def _copy(x_flat, pos, count, look, ahead, dst):
     for e in range(hinted):
         prefetch(x_flat, pos[e + ahead])
         dst[e] = x_flat[pos[e]]
-    rest, tail = pos[hinted:count], dst[hinted:count]
-    for e in range(count - hinted):  # from 0: no wrapping of e either
-        tail[e] = x_flat[rest[e]]
+    for e in range(hinted, count):
+        u = np.uint64(e)  # unsigned: no wrapping of e either
+        dst[u] = x_flat[pos[u]]
 
 
 @njit(nogil=True, cache=True)
