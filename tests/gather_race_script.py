@@ -12,6 +12,7 @@ hold at that place.  Prints one line of counts and exits 0 when all is well.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 
@@ -107,7 +108,7 @@ def _gather_directml(x, dim, index):
 def _alternate_prefetching() -> None:
     """Every other gather prefetches, whatever the size of ``x`` against the caches, so
     each case runs through both copy loops."""
-    calls = iter(range(1 << 62))
+    calls = itertools.count()
     numba_driver.gather_prefetch_distance = (
         lambda x_bytes: PREFETCH_DISTANCE * (next(calls) % 2))
 
