@@ -12,6 +12,7 @@ hold at that place.  Prints one line of counts and exits 0 when all is well.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 
@@ -19,6 +20,8 @@ import numpy as np
 
 import axisops
 from axisops.errors import IndexOutOfRangeError
+from axisops.kernels.numba import driver as numba_driver
+from axisops.kernels.numba.gather import PREFETCH_DISTANCE
 
 
 def _invalid(rng, n, dtype, size):
@@ -102,6 +105,14 @@ def _gather_directml(x, dim, index):
     return out
 
 
+def _alternate_prefetching() -> None:
+    """Every other gather prefetches, whatever the size of ``x`` against the caches, so
+    each case runs through both copy loops."""
+    calls = itertools.count()
+    numba_driver.gather_prefetch_distance = (
+        lambda x_bytes: PREFETCH_DISTANCE * (next(calls) % 2))
+
+
 def run(iterations: int, threads: int, directml: bool) -> str:
     """Every case with ``threads`` kernel threads; a line of ``case=returned/refused``."""
     axisops.set_num_threads(threads)
@@ -139,6 +150,7 @@ def run(iterations: int, threads: int, directml: bool) -> str:
 
 if __name__ == "__main__":
     rounds = int(sys.argv[1])
+    _alternate_prefetching()
     for mode in sys.argv[2:]:  # "api:THREADS" or "directml:THREADS"
         kind, _, threads = mode.partition(":")
         print(mode, run(rounds, int(threads), kind == "directml"), flush=True)

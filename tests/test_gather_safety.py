@@ -23,11 +23,13 @@ from subprocess_helpers import run_python
 BLOCK, AHEAD = kg.BLOCK, kg.PREFETCH_DISTANCE
 
 
-def _flat_gather(x, idx, out):
-    """The kernel over a 1-D ``x`` and ``idx`` in one task: its return value."""
+def _flat_gather(x, idx, out, ahead=AHEAD):
+    """The kernel over a 1-D ``x`` and ``idx`` in one task, prefetching ``ahead`` reads
+    ahead: its return value."""
     n = np.int64(x.size)
     offs = np.zeros(1, np.int64)
-    return kg.gather_flat(x, offs, 1, n, idx, offs, 1, idx.size, 0, idx.size, 1, False, out)
+    return kg.gather_flat(x, offs, 1, n, idx, offs, 1, idx.size, 0, idx.size, 1, False, ahead,
+                          out)
 
 
 @pytest.mark.parametrize("dtype, value", [
@@ -37,29 +39,31 @@ def _flat_gather(x, idx, out):
 ])
 @pytest.mark.parametrize("at", [0, 7, BLOCK - 1, BLOCK, BLOCK + AHEAD - 1, BLOCK + AHEAD,
                                 3 * BLOCK - 1])
-def test_the_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, at):
+@pytest.mark.parametrize("ahead", [AHEAD, 0, 1, BLOCK + 5])
+def test_the_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, at, ahead):
     x = np.arange(100, dtype=np.uint64) + 1000
     size = 3 * BLOCK
     idx = (np.arange(size) % 100).astype(dtype)
     idx[at] = value
     out = np.zeros(size, np.uint64)
-    stop = _flat_gather(x, idx, out)
+    stop = _flat_gather(x, idx, out, ahead)
     assert stop == at
-    # A block is checked whole, its prefetch window (the next AHEAD positions)
+    # A block is checked whole, its prefetch window (the next ``ahead`` positions)
     # included, before any read of x: the first block whose window holds the
     # value is never copied, nor any after it.
-    first_unsafe = max(0, ((at - BLOCK - AHEAD) // BLOCK + 1) * BLOCK)
+    first_unsafe = max(0, ((at - BLOCK - ahead) // BLOCK + 1) * BLOCK)
     assert (out[first_unsafe:] == 0).all()
     assert (out[:first_unsafe] == x[idx[:first_unsafe].astype(np.int64)]).all()
 
 
-def test_the_kernel_wraps_only_signed_values():
+@pytest.mark.parametrize("ahead", [AHEAD, 0])
+def test_the_kernel_wraps_only_signed_values(ahead):
     x = np.arange(10, dtype=np.uint64)
     out = np.zeros(3, np.uint64)
-    assert _flat_gather(x, np.array([-1, -10, 9], np.int64), out) == -1
+    assert _flat_gather(x, np.array([-1, -10, 9], np.int64), out, ahead) == -1
     assert out.tolist() == [9, 0, 9]
     # 2**64 - 1 is -1 when cast to int64; an unsigned value never wraps.
-    assert _flat_gather(x, np.array([0, 2**64 - 1, 1], np.uint64), out) == 1
+    assert _flat_gather(x, np.array([0, 2**64 - 1, 1], np.uint64), out, ahead) == 1
 
 
 @pytest.mark.parametrize("layout", ["C", "F"])

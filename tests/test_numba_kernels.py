@@ -185,9 +185,11 @@ def test_gather_spec_path_keeps_the_index_type():
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("layout", ["C", "F", "negative", "broadcast", "broadcast_dim"])
-def test_gather_at_prefetch_and_block_boundaries(threads, layout):
+@pytest.mark.parametrize("prefetch", [True, False])
+def test_gather_at_prefetch_and_block_boundaries(threads, layout, prefetch):
     """Output sizes on both sides of the prefetch distance and the position block, with
-    and without negative indices, split over threads at odd places."""
+    and without negative indices, split over threads at odd places, with and without
+    prefetching (which the driver otherwise chooses by the size of x)."""
     from axisops.kernels.numba.gather import BLOCK, PREFETCH_DISTANCE
 
     rng = np.random.default_rng(11)
@@ -195,7 +197,8 @@ def test_gather_at_prefetch_and_block_boundaries(threads, layout):
     old = axisops.get_num_threads()
     try:
         axisops.set_num_threads(threads)
-        with mock.patch.object(drv, "PARALLEL_MIN", 0):
+        with mock.patch.object(drv, "PARALLEL_MIN", 0), \
+                mock.patch.object(drv, "gather_prefetch_distance", lambda _: d * prefetch):
             for total in (1, d - 1, d, d + 1, b - 1, b, b + d + 1, 2 * b + 3):
                 x = rng.standard_normal((3, 50)).astype(np.float32)
                 for dim, shape in ((1, (3, total)), (0, (total, 50))):

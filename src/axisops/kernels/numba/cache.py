@@ -84,7 +84,7 @@ if hasattr(os, "register_at_fork"):
 def ensure(launches: Sequence[tuple[Any, tuple]], job: str) -> None:
     """Make sure every ``(dispatcher, args)`` in ``launches`` can run without compiling.
 
-    ``job`` names the work that compiles them (see :mod:`.numba_jobs`); it is
+    ``job`` names the work that compiles them (see :mod:`.jobs`); it is
     also the memo key, so a repeated call costs one set lookup per kernel.
     A kernel in the on-disk cache is loaded here (without the compiler: see
     :func:`_load_compiled`).  One that is not raises :class:`NotReady` (after

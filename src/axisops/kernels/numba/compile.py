@@ -1,8 +1,8 @@
 """``python -m axisops.kernels.numba.compile [--background] JOB...``: fill the kernel cache.
 
-This is the process :mod:`.numba_cache` starts when a call needs a kernel that
+This is the process :mod:`.cache` starts when a call needs a kernel that
 is not compiled yet (``--background``: at low priority), and what each worker
-of ``axisops warmup`` runs.  It compiles each job (see :mod:`.numba_jobs`)
+of ``axisops warmup`` runs.  It compiles each job (see :mod:`.jobs`)
 into Numba's on-disk cache, or loads it when another process got there first,
 and prints each job's name when it is done.  One job failing does not stop the
 others; the exit status is 1 if any failed.

@@ -5,10 +5,10 @@ every strategy returns the same bits; tests force each one through
 :func:`topk` ``strategy=``.
 
 Before any kernel runs, the kernels a call needs are passed to
-:func:`.numba_cache.ensure`, which raises :class:`.numba_cache.NotReady` when
+:func:`.cache.ensure`, which raises :class:`.cache.NotReady` when
 one is not compiled yet (the backend then answers through its fallback).  Each
 call names its *job* (``topk:<strategy>:<key type>``,
-``gather:<raw type>:<index type>``): the unit :mod:`.numba_jobs` compiles.
+``gather:<raw type>:<index type>``): the unit :mod:`.jobs` compiles.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 from ...config import get_num_threads
 from ...errors import IndexOutOfRangeError
 from ...validation import GatherSpec, TopKSpec, check_index_values
+from ..cpu_caches import data_cache_bytes
 from ..layout import Sequences, raw_dtype, sequences
 from ..threads import run_parallel, split_range
 from . import columns as numba_columns
@@ -35,7 +36,8 @@ from .radix import topk_radix_rows
 from .scan import SEGMENT_BYTES, UNIT_SEGMENT, merge_parts, topk_scan_rows
 from .select import SORTED_K
 
-__all__ = ["KERNEL_MODULES", "STRATEGIES", "choose_strategy", "gather", "topk"]
+__all__ = ["KERNEL_MODULES", "STRATEGIES", "choose_strategy", "gather",
+           "gather_prefetch_distance", "topk"]
 
 #: the modules whose kernels are cached on disk.
 KERNEL_MODULES = (numba_insert, numba_scan, numba_radix, numba_columns, kg)
@@ -186,6 +188,19 @@ _RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _colum
             "split": _scan_split}
 
 
+def gather_prefetch_distance(x_bytes: int) -> int:
+    """How many reads ahead gather prefetches from an ``x`` spanning ``x_bytes``: none
+    when ``x`` fits in half of one core's L2 (the other half goes to the index and
+    output streams), whose lines come back fast enough that the hints are pure cost,
+    else :data:`.gather.PREFETCH_DISTANCE`.
+
+    Measured on Zen 4 (1 MiB L2), one thread, a million random reads: the hints cost
+    12-15% for ``x`` of 4-128 KiB, 3-7% at 256-384 KiB, break even at 512 KiB, and
+    save 7% at 768 KiB, 10% at 1 MiB, 35% at 4 MiB and 50% from 16 MiB.
+    """
+    return kg.PREFETCH_DISTANCE if 2 * x_bytes > data_cache_bytes(2) else 0
+
+
 def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     """Gather for a validated spec: one pass that checks each index value as it is used.
 
@@ -206,9 +221,9 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     flat_out = out.view(raw_dtype(out.dtype)).reshape(-1)
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
     parts = get_num_threads() if out.size >= PARALLEL_MIN else 1
-
+    ahead = gather_prefetch_distance(xs.flat.nbytes)
     tasks = [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m, a, b,
-              xs.inner, unit, flat_out) for a, b in split_range(out.size, parts)]
+              xs.inner, unit, ahead, flat_out) for a, b in split_range(out.size, parts)]
     ensure([(kg.gather_flat, tasks[0])], f"gather:{flat_out.dtype}:{idx.flat.dtype}")
     stops = [t for t in run_parallel(kg.gather_flat, tasks) if t >= 0]
     if stops:

@@ -9,11 +9,19 @@ gather dimension, is ``x_flat[xoffs[q] + wrap(idx) * xstride]`` with
 ``idx = i_flat[ioffs[q] + j * istride]`` and ``q = o * inner + c``.
 
 Memory safety does not rest on a separate bounds pass: another thread may
-rewrite the index at any moment, so each value is read once, turned into a
+rewrite the index at any moment, so each value read is turned into a
 position in a private block buffer and checked there, and the copy (and its
 prefetch) reads only positions of a block that passed.  A block holding a
 value outside ``[-n, n-1]`` (``[0, n-1]`` for unsigned types) stops the kernel
 before its copy, and the kernel returns where it stopped.
+
+Speed: a gather from an ``x`` larger than the caches waits on one memory
+latency per element, so what counts is how many reads are in flight at
+once.  The copy loop asks for the line ``ahead`` elements later in the L2
+(see :mod:`.prefetch`), and is kept to about five instructions per
+element (positions are unsigned: reading ``x`` needs no negative-index
+wrapping), so the out-of-order window also holds many reads.  The driver passes ``ahead = 0``
+when ``x`` fits in half a core's L2, where the hints cost more than they bring.
 """
 
 from __future__ import annotations
@@ -27,9 +35,15 @@ from .prefetch import prefetch
 
 __all__ = ["BLOCK", "PREFETCH_DISTANCE", "first_bad", "gather_flat"]
 
-#: elements between a prefetch and the read it serves (measured: 128-512 saturate).
+#: elements between a prefetch and the read it serves: enough reads to cover a memory
+#: latency (about 100 ns at 4 ns a read) with room to spare.  Measured on Zen 4, one
+#: thread, the three benchmark gathers: 96-256 equally fast (within the noise of a
+#: shared machine), 64 up to 15% slower, 384-512 up to 35% slower on the axis-0 row
+#: (strided lines), 1024 up to 45%; on the earlier machine 128-512 saturated.
 PREFETCH_DISTANCE = 256
-#: output elements per block of positions (the buffer stays in L1).
+#: output elements per block of positions: the buffer (BLOCK + PREFETCH_DISTANCE
+#: 8-byte positions, 18 KiB) stays within a 32 KiB L1.  Measured: 2048 and 4096 equally
+#: fast, 256-1024 3-15% slower (the look-ahead re-read per block weighs more).
 BLOCK = 2048
 
 
@@ -145,35 +159,52 @@ def first_bad(n, i_flat, ioffs, istride, m, inner, t0, t1):
     return t0
 
 
+@njit(inline="always")
+def _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, t, count, pos):
+    """``pos[e]`` for output elements ``t .. t+count-1``; False when a value is out of range."""
+    if inner == 1:
+        return _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t, count, pos)
+    return _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, t, count,
+                              unit, pos)
+
+
+@njit(inline="always")
+def _copy(x_flat, pos, count, look, ahead, dst):
+    """``dst[e] = x_flat[pos[e]]`` for ``e < count``, prefetching ``pos[e + ahead]`` while
+    it is below ``look`` (no prefetch when ``ahead`` is 0).  Positions are unsigned, so
+    no read of ``x`` pays for negative-index wrapping: the loops stay a handful of
+    instructions, and the out-of-order window holds many reads."""
+    hinted = max(0, min(count, look - ahead)) if ahead > 0 else 0
+    for e in range(hinted):
+        prefetch(x_flat, pos[e + ahead])
+        dst[e] = x_flat[pos[e]]
+    for e in range(hinted, count):
+        u = np.uint64(e)  # unsigned: no wrapping of e either
+        dst[u] = x_flat[pos[u]]
+
+
 @njit(nogil=True, cache=True)
 def gather_flat(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, inner, unit,
-                out):
+                ahead, out):
     """Output elements ``t0 .. t1-1`` of the C-ordered ``(outer, m, inner)`` output ``out``
-    (given flat), a block of ``BLOCK`` at a time; returns -1, or the output element
-    (an index position in C order) where an out-of-range value stopped it.
+    (given flat), a block of ``BLOCK`` at a time, prefetching ``ahead >= 0`` reads
+    ahead (0: no prefetch); returns -1, or the output element (an index position in
+    C order) where an out-of-range value stopped it.
 
     For each block, the positions in ``x_flat`` are first computed from the
-    index (read in order, each value once) into a small buffer, along with the
-    next ``PREFETCH_DISTANCE`` ones, and checked; the copy loop then prefetches
-    the element it will read that many iterations later, so many random reads
-    are in flight.  Both read only checked positions.
+    index (read in order) into a small buffer, along with the next ``ahead``
+    ones, and checked; the copy loop then prefetches the element it will read
+    ``ahead`` iterations later, so many random reads are in flight.  Both read
+    only checked positions.  (The next block reads its first ``ahead`` values
+    again and checks them again: carrying them over measured no faster, and
+    compiled slower.)
     """
-    pos = np.empty(BLOCK + PREFETCH_DISTANCE, np.int64)
+    pos = np.empty(BLOCK + ahead, np.uint64)
     for s in range(t0, t1, BLOCK):
         count = min(BLOCK, t1 - s)
-        look = min(count + PREFETCH_DISTANCE, t1 - s)
-        if inner == 1:
-            good = _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, s, look, pos)
-        else:
-            good = _positions_columns(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, s,
-                                      look, unit, pos)
-        if not good:
+        look = min(count + ahead, t1 - s)
+        if not _positions(xoffs, xstride, n, i_flat, ioffs, istride, m, inner, unit, s, look,
+                          pos):
             return first_bad(n, i_flat, ioffs, istride, m, inner, s, s + look)
-        dst = out[s:s + count]
-        ahead = max(0, min(count, look - PREFETCH_DISTANCE))
-        for e in range(ahead):
-            prefetch(x_flat, pos[e + PREFETCH_DISTANCE])
-            dst[e] = x_flat[pos[e]]
-        for e in range(ahead, count):
-            dst[e] = x_flat[pos[e]]
+        _copy(x_flat, pos, count, look, ahead, out[s:s + count])
     return -1

@@ -5,14 +5,14 @@ when they lie back to back in memory, as the rows of a C-order array do).
 Then, per sequence:
 
 - **extraction** (keys of up to 32 bits, small k): every key is packed with
-  its index into one word (:func:`.numba_select.pack`, whose plain ``>`` is the
+  its index into one word (:func:`.select.pack`, whose plain ``>`` is the
   tie rule), and the k best are taken one at a time by a maximum over the
   words (a vectorised reduction), each winner zeroed after it is taken.  No
   branch depends on the data, so a short row costs about ``k * n / lanes``
   vector steps;
 - **insertion** (otherwise): every key is offered to a best-first array of at
-  most k (:func:`.numba_select.insert_best`, or packed words through
-  :func:`.numba_select.insert_word`), which most keys leave after one
+  most k (:func:`.select.insert_best`, or packed words through
+  :func:`.select.insert_word`), which most keys leave after one
   comparison.
 """
 

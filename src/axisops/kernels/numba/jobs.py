@@ -3,7 +3,7 @@
 A job names the kernels one kind of call needs, for one key or element width:
 
 - ``topk:<strategy>:<key type>``, e.g. ``topk:scan:uint32``: top-k keys are
-  unsigned integers of the element's width (see :mod:`.numba_keys`), so
+  unsigned integers of the element's width (see :mod:`.keys`), so
   float32, int32 and uint32 share every top-k kernel;
 - ``gather:<raw type>:<index type>``, e.g. ``gather:uint64:int64``: gather
   moves raw bits of the element's width (complex128 as itself).

@@ -1,6 +1,6 @@
 """The radix strategy: large k, up to a full sort.
 
-Each sequence's keys go to a tile (:func:`.numba_keys.fill_keys`) and are sorted
+Each sequence's keys go to a tile (:func:`.keys.fill_keys`) and are sorted
 by a least-significant-digit radix sort with 8-bit digits, which is stable, so
 equal keys keep index order: sorting the complemented keys ascending lists the
 best first, ties by lower index.  Keys of up to 32 bits travel with their index

@@ -2,7 +2,7 @@
 
 Kernels are compiled with ``cache=True``, so each is compiled once per machine
 (per Numba cache folder) and loaded by later processes.  :func:`warmup` runs
-the jobs of :mod:`.numba_jobs` that are not cached yet in worker processes (one
+the jobs of :mod:`.jobs` that are not cached yet in worker processes (one
 per CPU by default), with a progress bar; :func:`cache_status` counts cached
 and missing kernels without compiling anything.
 """
