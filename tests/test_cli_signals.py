@@ -313,3 +313,19 @@ def test_an_error_after_the_files_exist_leaves_nothing(tmp_path, monkeypatch):
             run_gather(str(tmp_path / "x.npy"), str(tmp_path / "i.npy"), 0,
                        output=str(tmp_path / "o.npy"))
         assert listing(tmp_path) == ["i.npy", "x.npy"]
+
+
+def test_the_process_ignores_a_ctrl_c_once_the_job_is_done(tmp_path):
+    """The mechanism behind the random kills' late signals: the script's ``main`` ignores
+    SIGINT once its job is done, so the interpreter's shutdown never raises
+    KeyboardInterrupt (a traceback); a call of ``main`` in a program changes nothing."""
+    np.save(tmp_path / "x.npy", np.arange(12.0).reshape(3, 4))
+    code = ("import signal, sys; from axisops.cli.main import main; "
+            "status = main(sys.argv[2:], process=sys.argv[1] == 'process'); "
+            "print(status, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, file=sys.stderr)")
+    for mode, ignored in (("process", True), ("call", False)):
+        args = ["topk", str(tmp_path / "x.npy"), "-k", "2", "-o", str(tmp_path / f"{mode}.npz")]
+        proc = subprocess.run([sys.executable, "-c", code, mode, *args], capture_output=True,
+                              text=True, env=cli_env(), timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1] == f"0 {ignored}"

@@ -19,7 +19,9 @@ import importlib
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,14 +78,23 @@ def _fail(message: str, status: int = 1) -> int:
     return status
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
+    """Run the command line; returns the exit status.
+
+    ``process`` says this is the whole process (the ``axisops`` script): once the
+    job is done, a late Ctrl-C is ignored, as the interpreter's shutdown would
+    otherwise print a traceback for it.
+    """
     args = build_parser().parse_args(argv)
     if not os.environ.get("AXISOPS_DEBUG"):
         # zarr's event loop logs abandoned tasks after a read fails: not one line.
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        if process and threading.current_thread() is threading.main_thread():
+            # Until here a SIGINT lands in the except below (one line, status 130).
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return status
     except AxisOpsError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt as exc:  # SIGINT: the job's handler may have said so already
@@ -104,5 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
 
+def entry() -> int:
+    """The ``axisops`` script and ``python -m axisops``: :func:`main` as the process."""
+    return main(process=True)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
