@@ -164,12 +164,12 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
             if bound > lo:
                 lo = bound
             h = _qualifying(bmax, blocks, lo, hits)
-        for r in range(rows):
+        r, t0 = 0, 0
+        while r < rows:
             first = r * blocks
-            t = 0
-            while t < h:
+            rose = False
+            for t in range(t0, h):
                 j = hits[t]
-                t += 1
                 i = first + j
                 if i >= m:
                     break
@@ -192,10 +192,15 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
                     nxt = cast_like(worst + cast_like(1, sign), sign)
                     if nxt > lo:
                         # The bound rose: drop the blocks that no longer reach it, and go on
-                        # after block j (tie-heavy input would otherwise visit every element).
+                        # after block j of this row (tie-heavy input would otherwise visit
+                        # every element).
                         lo = nxt
                         h = _qualifying(bmax, blocks, lo, hits)
-                        t = _after(hits, h, j)
+                        t0 = _after(hits, h, j)
+                        rose = True
+                        break
+            if not rose:
+                r, t0 = r + 1, 0
     return c
 
 
