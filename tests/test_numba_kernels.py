@@ -79,7 +79,9 @@ def test_adversarial_orders(dtype, pattern, strategy):
         pool = pool[~np.isnan(pool)]
     row = PATTERNS[pattern](3000, pool).astype(dtype)
     x = np.stack([row, row[::-1]], axis=1)  # (3000, 2): axis 0 is not contiguous
-    for axis in (0, 1):
+    # "split" cuts each sequence across threads, one dispatch per sequence: it is for a
+    # few long sequences (the driver never routes short rows to it), so only axis 0.
+    for axis in (0,) if strategy == "split" else (0, 1):
         for k in sorted({1, 5, 64, x.shape[axis]} & set(range(1, x.shape[axis] + 1))):
             for largest in (True, False):
                 values, indices = drv.topk(x, _spec(x, k, axis, largest), strategy=strategy,
