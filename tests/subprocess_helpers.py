@@ -7,7 +7,8 @@ and on timeout its whole process group is killed: forked children and
 normal return means they are gone).
 
 :func:`run_cli` runs ``python -m axisops`` (or the installed script) in
-:func:`cli_env`.
+:func:`cli_env`; :func:`python_with_default_signals` starts a child that takes
+signals as a terminal's would.
 """
 
 from __future__ import annotations
@@ -21,6 +22,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).parent
+
+#: Resets SIGINT, SIGTERM and SIGHUP to their defaults, then execs Python with the
+#: arguments that follow: a default disposition survives exec, and Python then installs
+#: its own SIGINT handler.  An ignored signal would otherwise be inherited (nohup
+#: ignores SIGHUP, pytest-xdist's workers ignore SIGINT) and a test's signal never land.
+_DEFAULT_SIGNALS = """
+import os, signal, sys
+for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    if hasattr(signal, name):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
+"""
+
+
+def python_with_default_signals(*args: str) -> list[str]:
+    """The command line of ``python ARGS`` in a child whose signals are at their defaults,
+    whatever this process inherited (see :data:`_DEFAULT_SIGNALS`)."""
+    return [sys.executable, "-c", _DEFAULT_SIGNALS, *args]
 #: The installed ``axisops`` script (the venv's, when the tests run from one).
 SCRIPT = shutil.which("axisops", path=str(Path(sys.executable).parent)) or shutil.which("axisops")
 

@@ -25,7 +25,7 @@ from axisops.cli.main import main
 from axisops.streaming import signals, tempfiles
 from axisops.streaming.errors import FileError
 from disk import listing
-from subprocess_helpers import cli_env
+from subprocess_helpers import cli_env, python_with_default_signals
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
 
@@ -67,7 +67,8 @@ class Paused:
         ready_r, ready_w = os.pipe()
         go_r, self.go = os.pipe()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", DRIVER, str(ready_w), str(go_r), mode or "-", *map(str, args)],
+            python_with_default_signals("-c", DRIVER, str(ready_w), str(go_r), mode or "-",
+                                        *map(str, args)),
             pass_fds=(ready_w, go_r), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, env=cli_env())
         os.close(ready_w)
@@ -183,7 +184,7 @@ def _jobs(folder):
 
 def _run_killed(args, delay, signum):
     """Start the command, wait for its first progress output, kill it after ``delay``."""
-    proc = subprocess.Popen([sys.executable, "-m", "axisops", *map(str, args)],
+    proc = subprocess.Popen(python_with_default_signals("-m", "axisops", *map(str, args)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env())
     readable, _, _ = select.select([proc.stderr], [], [], 120)
     first = os.read(proc.stderr.fileno(), 1 << 16) if readable else b""
@@ -325,7 +326,7 @@ def test_the_process_ignores_a_ctrl_c_once_the_job_is_done(tmp_path):
             "print(status, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, file=sys.stderr)")
     for mode, ignored in (("process", True), ("call", False)):
         args = ["topk", str(tmp_path / "x.npy"), "-k", "2", "-o", str(tmp_path / f"{mode}.npz")]
-        proc = subprocess.run([sys.executable, "-c", code, mode, *args], capture_output=True,
-                              text=True, env=cli_env(), timeout=120)
+        proc = subprocess.run(python_with_default_signals("-c", code, mode, *args),
+                              capture_output=True, text=True, env=cli_env(), timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.strip().splitlines()[-1] == f"0 {ignored}"

@@ -66,6 +66,12 @@ PATTERNS = {
     "constant": lambda n, pool: np.full(n, pool[len(pool) // 2]),
     "alternating": lambda n, pool: pool[np.arange(n) % 2],
     "one-hot-end": lambda n, pool: np.concatenate([np.full(n - 1, pool[0]), pool[-1:]]),
+    # Rising to the middle, then falling; rising by blocks of 16, shuffled inside each:
+    # the patterns the sampled first bounds of the scan and the columns are for.
+    "organ-pipe": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[
+        np.minimum(np.arange(n), n - 1 - np.arange(n)) * 2],
+    "interleaved": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[
+        np.minimum(np.arange(n) // 16 * 16 + np.arange(n) * 7 % 16, n - 1)],
 }
 
 

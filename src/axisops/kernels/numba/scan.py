@@ -9,8 +9,10 @@ ways: when the candidate buffer (``2k`` entries, at least ``MIN_BUFFER``)
 fills, it is compacted to its k best and ``lo`` becomes one above the worst
 kept key (later elements that tie it have higher indices and lose); and when a
 segment has at least k blocks, the k-th largest block maximum is a lower bound
-of the k-th best key (k blocks each hold an element at least that large).
-Sorted, constant or adversarial input therefore stays linear.
+of the k-th best key (k blocks each hold an element at least that large).  A
+sequence of several segments starts from such a bound taken over a sample (its
+middle and last segments), so input that rises along it is refused from the
+start.  Sorted, constant or adversarial input therefore stays linear.
 
 One sequence too long for one thread is cut into parts, each scanned like a
 sequence of its own (:func:`topk_scan_rows` on the parts), and the parts' best
@@ -38,6 +40,9 @@ UNIT_SEGMENT = 32768
 #: the smallest candidate buffer: for tiny k, compacting every 2k candidates costs more
 #: than the few extra candidates a larger buffer holds.
 MIN_BUFFER = 64
+#: sequences of at least this many segments first take a bound from a sample of two
+#: segments (:func:`_sampled_bound`), which then costs at most 2/4 of one extra read.
+SAMPLE_MIN_SEGMENTS = 4
 
 
 @njit(inline="always")
@@ -100,6 +105,53 @@ def _kth_largest(vals, m, k, scratch, order):
 
 
 @njit(inline="always")
+def _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask, nanbound, ones, flip,
+                    tile, bmax):
+    """Block maxima of the segment ``s0 .. s0+m-1`` into ``bmax``; returns (blocks, rows).
+
+    At unit stride they come straight from the input; at other strides through the
+    key ``tile``, which the scan then reads its candidates' keys from.
+    """
+    if stride == 1:
+        start = base + s0
+        return _source_maxima(flat[start:start + m], m, kind, sign, absmask, nanbound, ones,
+                              flip, bmax)
+    fill_keys(flat, base, stride, s0, m, tile, kind, sign, absmask, nanbound, ones, flip)
+    return _block_maxima(tile, m, bmax)
+
+
+@njit(inline="always")
+def _sampled_bound(flat, base, stride, n, k, step, parts, kind, sign, absmask, nanbound,
+                   ones, flip, tile, bmax, scratch, order):
+    """A first bound from the middle and the last segment, before the scan starts.
+
+    The k-th largest of their block maxima is at most the k-th best key (k blocks
+    each hold an element that large), so elements below it can be refused from the
+    first segment on.  Without it, input that rises along the sequence (ascending
+    runs, a sawtooth on a ramp) makes candidates of most elements until the bound
+    has climbed.  Keys equal to it stay candidates: the sampled elements may come
+    after them.  ``scratch``/``order`` hold two segments' block maxima.
+    """
+    total, count = 0, 0
+    for s in (parts // 2, parts - 1):
+        s0 = s * step
+        m = min(step, n - s0)
+        blocks, _ = _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask, nanbound,
+                                    ones, flip, tile, bmax)
+        if k <= SORTED_K:  # the k largest so far, sorted, in scratch[:k]
+            for j in range(blocks):
+                count = insert_word(scratch, count, k, bmax[j])
+        else:
+            scratch[total:total + blocks] = bmax[:blocks]
+        total += blocks
+    if total < k:
+        return cast_like(0, sign)
+    if k <= SORTED_K:
+        return scratch[k - 1]
+    return _kth_largest(scratch, total, k, scratch, order)  # copies in place: no overlap
+
+
+@njit(inline="always")
 def _qualifying(bmax, blocks, lo, hits):
     """Blocks whose maximum reaches ``lo``, into ``hits``; returns their count."""
     h = 0
@@ -143,21 +195,18 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
     worst kept one can be refused.
     """
     cap = ckeys.shape[0]
-    lo = cast_like(0, sign)
     c = 0
     unit = stride == 1
     parts = (n + seg - 1) // seg
     step = (n + parts - 1) // parts  # equal segments, none of them a short tail
+    lo = cast_like(0, sign)
+    if parts >= SAMPLE_MIN_SEGMENTS:
+        lo = _sampled_bound(flat, base, stride, n, k, step, parts, kind, sign, absmask,
+                            nanbound, ones, flip, tile, bmax, scratch, hits)
     for s0 in range(0, n, step):
         m = min(step, n - s0)
-        if unit:  # keys straight from the input; a tile only for other strides
-            start = base + s0
-            blocks, rows = _source_maxima(flat[start:start + m], m, kind, sign, absmask,
-                                          nanbound, ones, flip, bmax)
-        else:
-            fill_keys(flat, base, stride, s0, m, tile, kind, sign, absmask, nanbound, ones,
-                      flip)
-            blocks, rows = _block_maxima(tile, m, bmax)
+        blocks, rows = _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask,
+                                       nanbound, ones, flip, tile, bmax)
         h = _qualifying(bmax, blocks, lo, hits)
         if h > k and blocks >= k:
             bound = _kth_largest(bmax, blocks, k, scratch, hits)
@@ -222,8 +271,8 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
     blocks = longest // BLOCK + 64
     tile = np.empty(1 if stride == 1 else longest, flat.dtype)
     bmax = np.empty(blocks, flat.dtype)
-    hits = np.empty(blocks, np.int64)
-    scratch = np.empty(blocks, flat.dtype)
+    hits = np.empty(2 * blocks, np.int64)  # twice: the sampled bound's two segments
+    scratch = np.empty(2 * blocks, flat.dtype)
     ckeys = np.empty(cap, flat.dtype)
     cidx = np.empty(cap, np.int64)
     for q in range(q0, q1):
