@@ -71,6 +71,39 @@ def test_run_parallel_raises_only_after_every_task_finished(restore_threads):
     assert finished == [1]
 
 
+def test_the_calling_thread_runs_the_first_task_and_the_pool_the_others(restore_threads):
+    axisops.set_num_threads(3)
+    ran = threads.run_parallel(lambda i: (i, threading.get_ident()), [(0,), (1,), (2,)])
+    assert [i for i, _ in ran] == [0, 1, 2]
+    assert ran[0][1] == threading.get_ident()
+    assert threading.get_ident() not in {ident for _, ident in ran[1:]}
+
+
+def test_the_first_error_in_task_order_is_raised(restore_threads):
+    axisops.set_num_threads(2)
+    later_failed = threading.Event()
+
+    def task(i):
+        if i == 1:
+            later_failed.set()
+            raise ValueError("task 1")
+        assert later_failed.wait(60)  # task 0 fails after task 1 has
+        raise ValueError("task 0")
+
+    with pytest.raises(ValueError, match="task 0"):
+        threads.run_parallel(task, [(0,), (1,)])
+    with pytest.raises(ValueError, match="task 1"):  # the first task succeeded
+        threads.run_parallel(_fail_on(1), [(0,), (1,), (2,)])
+
+
+def _fail_on(bad):
+    def task(i):
+        if i == bad:
+            raise ValueError(f"task {i}")
+        return i
+    return task
+
+
 def _hammer_cases():
     rng = np.random.default_rng(21)
     ties = rng.integers(-20, 20, size=(24, 200)).astype(np.float64)
