@@ -127,9 +127,9 @@ def test_no_signal_handler_is_installed_and_no_bar_is_shown(tmp_path, monkeypatc
     from axisops.streaming import jobs
 
     def spy(real):
-        def run(*args):
+        def run(*args, **kwargs):
             seen.append({s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)})
-            return real(*args)
+            return real(*args, **kwargs)
         return run
 
     monkeypatch.setattr(jobs, "stream_topk", spy(jobs.stream_topk))

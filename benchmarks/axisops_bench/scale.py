@@ -5,6 +5,8 @@
   gives), on the same array with the same scheduler; both are checked against
   the NumPy oracle on tie-heavy data, where dask's tie order depends on the
   chunks.
+- **Jumping index**: ``axisops gather`` of a 64 MB ``x`` in 256 KiB chunks at a
+  sorted and at a random index (the random one's time as a multiple of the sorted).
 - **CLI**: ``axisops topk`` and ``axisops gather`` in a subprocess on a
   ``.npy`` file of ``--gigabytes`` GB (2 by default), along each axis: wall
   time, throughput (input GB / s) and the process's peak resident memory
@@ -146,6 +148,28 @@ def cli_runs(folder: Path, gigabytes: float) -> list[dict[str, Any]]:
     return out
 
 
+def jumping_runs(folder: Path) -> list[dict[str, Any]]:
+    """``axisops gather`` of a (16M, 1) float32 ``x`` (64 MB) at a 2M index, sorted and
+    random, in 256 KiB chunks: ``x`` is far over a chunk, so every index box reads blocks
+    of it; a random index used to make each box read most of ``x`` again (8.5x)."""
+    n, m = 16_000_000, 2_000_000
+    rng = np.random.default_rng(2)
+    x, out = folder / "jump_x.npy", folder / "jump.out.npy"
+    np.save(x, rng.standard_normal((n, 1), dtype=np.float32))
+    index = rng.integers(0, n, size=(m, 1))
+    rows = []
+    for pattern, values in (("sorted", np.sort(index, axis=0)), ("random", index)):
+        path = folder / f"jump_{pattern}.npy"
+        np.save(path, values)
+        run = _cli("gather", str(x), str(path), "--dim", "0", "--chunk-bytes", "256KiB",
+                   "--no-progress", "-o", str(out))
+        rows.append({"command": "axisops gather --dim 0 --chunk-bytes 256KiB",
+                     "input": f"float32 ({n}, 1), {pattern} int64 index ({m}, 1)",
+                     "pattern": pattern, **run})
+    rows[1]["ratio_to_sorted"] = rows[1]["seconds"] / rows[0]["seconds"]
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gigabytes", type=float, default=2.0, help="size of the CLI's input file")
@@ -154,8 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", default="scale.json")
     p.add_argument("--skip-dask", action="store_true")
     p.add_argument("--skip-cli", action="store_true")
+    p.add_argument("--skip-jumping", action="store_true",
+                   help="skip the streamed gather at a sorted and a random index")
     args = p.parse_args(argv)
-    report: dict[str, Any] = {"dask": [], "cli": []}
+    report: dict[str, Any] = {"dask": [], "cli": [], "jumping": []}
     if not args.skip_dask:
         report["dask"] = dask_runs(args.repeats)
         print("# Dask: axisops.topk against dask.array.topk + argtopk (threaded scheduler)")
@@ -171,6 +197,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{r['command']:<34} {r['input']:<26} {r['seconds']:7.2f} s  "
                   f"{r['gb_per_s']:5.2f} GB/s  peak RSS {r['peak_rss_mb']} MB  "
                   f"({r['chunks']} chunks)")
+    if not args.skip_jumping:
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            report["jumping"] = jumping_runs(Path(tmp))
+        print("\n# streamed gather of a 64 MB x in 256 KiB chunks, the index sorted or not")
+        for r in report["jumping"]:
+            print(f"{r['input']:<52} {r['seconds']:7.2f} s  peak RSS {r['peak_rss_mb']} MB"
+                  + (f"  ({r['ratio_to_sorted']:.2f}x sorted)" if "ratio_to_sorted" in r
+                     else ""))
     Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     print(f"\nwrote {args.json}")
     return 0

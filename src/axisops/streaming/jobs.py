@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ from .files import Output, open_output, output_target, scratch_file
 from .outputs import ArrayWriter, NpyWriter, pack_npz
 from .progress import progress_bar
 from .sources import MemorySource, Source, open_source
-from .stream import DEFAULT_CHUNK_BYTES, stream_gather, stream_topk
+from .stream import DEFAULT_CHUNK_BYTES, scratch_in, stream_gather, stream_topk
 
 __all__ = ["Announce", "Options", "gather_job", "topk_job"]
 
@@ -246,7 +247,10 @@ def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
         output = _open(stack, out, [(names.input.label(path), path), *index_files], names)
         (writer,) = _writers(stack, output, {"out": (spec.out_shape, spec.out_dtype)},
                              idx.reversed_layout).values()
-        chunks = _work(options, "gather", idx.nbytes, impl, stream_gather, cluster_gather,
+        # Scratch files (an index that jumps about a large x) go beside the output.
+        local = partial(stream_gather,
+                        scratch=scratch_in(stack, output and output.target.parent))
+        chunks = _work(options, "gather", idx.nbytes, impl, local, cluster_gather,
                        x, idx, spec, chunk_bytes, writer) if work else 0
         record = _record(
             "gather", start, input=str(path), index=idx.path, shape=list(spec.shape),

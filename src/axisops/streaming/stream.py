@@ -12,6 +12,9 @@ Memory is bounded by ``chunk_bytes``, whatever the size of the input:
 - **gather** reads boxes of the index; for each box it reads the *region* of
   ``x`` it can address (the box's range off ``dim``, all of ``dim``), or, when
   that region is over ``chunk_bytes``, the blocks of it that its values fall in.
+  When the boxes of a column would read the region's blocks over and over (an
+  index that jumps about), the rest of the column goes through scratch files,
+  ordered by block, so that each block of ``x`` is read once.
 
 Every box runs on the NumPy-family backend resolved once for the job, with a
 spec derived from the job's validated one (:mod:`axisops.dispatch`): nothing
@@ -22,8 +25,12 @@ file is processed as its transpose, and written in Fortran order.
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from pathlib import Path
+from typing import IO, Any, Protocol
 
 import numpy as np
 
@@ -33,10 +40,16 @@ from ..merge import block_candidates, merge_candidates
 from ..validation import GatherSpec, TopKSpec, check_index_values
 from .boxes import Box, Plan, plan_boxes, slab_boxes
 from .errors import FileError
+from .files import scratch_file
+from .positional import read_at, write_at
 from .sources import Source
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "Layout", "Writer", "gather_plan", "stream_gather",
-           "stream_topk", "topk_plan"]
+__all__ = ["DEFAULT_CHUNK_BYTES", "Layout", "Scratch", "Writer", "gather_plan", "scratch_in",
+           "stream_gather", "stream_topk", "topk_plan"]
+
+#: Makes a private scratch file (its label is for people), removed with the job.
+Scratch = Callable[[str], IO[bytes]]
+
 
 class Writer(Protocol):
     """Where results go, box by box (:class:`~axisops.streaming.outputs.NpyWriter`, an array)."""
@@ -161,46 +174,159 @@ class _Region:
         self.box: Box | None = None
         self.data: np.ndarray | None = None
 
-    def gather(self, box: Box, block: np.ndarray) -> np.ndarray:
-        """The gather of one index box (its values already checked)."""
-        dim, n = self.layout.axis, self.spec.n
-        region = box.with_axis(dim, 0, n)
-        if region.size * self.x.dtype.itemsize <= self.chunk_bytes:
+    def region(self, box: Box) -> Box:
+        """What ``box`` may address: its range off ``dim``, all of ``dim``."""
+        return box.with_axis(self.layout.axis, 0, self.spec.n)
+
+    def fits(self, box: Box) -> bool:
+        """Whether the region of ``box`` can be read whole."""
+        return self.region(box).size * self.x.dtype.itemsize <= self.chunk_bytes
+
+    def step(self, box: Box) -> int:
+        """Positions along ``dim`` per block of a region too large to read whole."""
+        per_position = self.region(box).size // self.spec.n * self.x.dtype.itemsize
+        return max(1, self.chunk_bytes // max(1, per_position))
+
+    def read_block(self, box: Box, j: int) -> np.ndarray:
+        """Block ``j`` of the region of ``box`` (positions ``j * step`` on along ``dim``)."""
+        step, n = self.step(box), self.spec.n
+        part = self.region(box).with_axis(self.layout.axis, j * step, min(step, n - j * step))
+        return self.x.read(part, self.layout.reverse)
+
+    def gather(self, box: Box, block: np.ndarray) -> tuple[np.ndarray, int]:
+        """The gather of one index box (its values already checked), and how many blocks
+        of ``x`` it read (0 when the region was read whole)."""
+        if self.fits(box):
+            region = self.region(box)
             if region != self.box:
                 self.box, self.data = None, None  # free the old region before reading
                 self.data, self.box = self.x.read(region, self.layout.reverse), region
-            return gather_block(self.impl, self.data, block, self.spec)
-        return self._blocked(region, wrap(block, n))
+            return gather_block(self.impl, self.data, block, self.spec), 0
+        return self._blocked(box, wrap(block, self.spec.n))
 
-    def _blocked(self, region: Box, wrapped: np.ndarray) -> np.ndarray:
+    def _blocked(self, box: Box, wrapped: np.ndarray) -> tuple[np.ndarray, int]:
         """Gather from a region too large to read whole: only the blocks addressed."""
-        dim, n = self.layout.axis, self.spec.n
-        step = max(1, self.chunk_bytes // max(1, region.size // n * self.x.dtype.itemsize))
+        step = self.step(box)
         which = wrapped // step
         out = np.empty(wrapped.shape, self.spec.out_dtype)
-        for j in np.unique(which).tolist():
-            start = j * step
-            block = self.x.read(region.with_axis(dim, start, min(step, n - start)),
-                                self.layout.reverse)
+        touched = np.unique(which).tolist()
+        for j in touched:
             inside = which == j
-            local = np.where(inside, wrapped - start, 0)
-            np.copyto(out, gather_block(self.impl, block, local, self.spec), where=inside)
+            local = np.where(inside, wrapped - j * step, 0)
+            np.copyto(out, gather_block(self.impl, self.read_block(box, j), local, self.spec),
+                      where=inside)
+        return out, len(touched)
+
+
+class _Spill:
+    """A scratch file of one dtype, read and written by element offsets."""
+
+    def __init__(self, handle: IO[bytes], dtype: np.dtype):
+        self.handle, self.dtype = handle, np.dtype(dtype)
+
+    def write(self, offset: int, values: np.ndarray) -> None:
+        data = np.ascontiguousarray(values, self.dtype).reshape(-1).view(np.uint8)
+        write_at(self.handle.fileno(), memoryview(data), offset * self.dtype.itemsize)
+
+    def read(self, offset: int, count: int) -> np.ndarray:
+        out = np.empty(count, self.dtype)
+        view, at = memoryview(out.view(np.uint8)), offset * self.dtype.itemsize
+        while view:
+            got = read_at(self.handle.fileno(), view, at)
+            if got <= 0:
+                raise FileError("a scratch file of the gather came back short")
+            view, at = view[got:], at + got
         return out
 
 
+def _by_blocks(boxes: list[Box], index: Source, spec: GatherSpec, region: _Region,
+               out: Writer, bar: Any, scratch: Scratch) -> None:
+    """Gather the index boxes of one column from a region too large to read whole, reading
+    each block of ``x`` once (an index that jumps about would otherwise make every box
+    read most of the region again).
+
+    1. Each box's elements, ordered by the block their value falls in, go to scratch
+       files: their place in the box and their position along ``dim``.
+    2. Each block of ``x`` is read once and gathers the elements of every box that
+       fall in it; the values go to a third scratch file, box by box.
+    3. Each box's values are put back in place and written out.
+    """
+    layout = region.layout
+    dim, step = layout.axis, region.step(boxes[0])
+    blocks = -(-region.spec.n // step)
+    places = _Spill(scratch("gather.places"), np.int64)
+    positions = _Spill(scratch("gather.positions"), np.int64)
+    values = _Spill(scratch("gather.values"), region.spec.out_dtype)
+    starts = np.cumsum([0] + [box.size for box in boxes])
+    counts = np.zeros((len(boxes), blocks), np.int64)
+    for b, box in enumerate(boxes):
+        block = index.read(box, layout.reverse)
+        _check(block, spec, index)
+        wrapped = wrap(block, region.spec.n).reshape(-1)
+        order = np.argsort(wrapped // step, kind="stable")
+        counts[b] = np.bincount(wrapped // step, minlength=blocks)
+        places.write(int(starts[b]), order)
+        positions.write(int(starts[b]), wrapped[order])
+    cells = starts[:-1, None] + np.cumsum(counts, axis=1) - counts  # where cell (b, j) starts
+    for j in np.flatnonzero(counts.sum(axis=0)).tolist():
+        data = region.read_block(boxes[0], j)
+        for b in np.flatnonzero(counts[:, j]).tolist():
+            at, count = int(cells[b, j]), int(counts[b, j])
+            where = list(np.unravel_index(places.read(at, count), boxes[b].extent))
+            where[dim] = positions.read(at, count) - j * step
+            values.write(at, data[tuple(where)])
+    for b, box in enumerate(boxes):
+        result = np.empty(box.size, region.spec.out_dtype)
+        result[places.read(int(starts[b]), box.size)] = values.read(int(starts[b]), box.size)
+        out.write(box, result.reshape(box.extent))
+        bar.update(box.size * index.dtype.itemsize)
+
+
 def stream_gather(x: Source, index: Source, spec: GatherSpec, chunk_bytes: int,
-                  out: Writer, bar: Any, impl: Backend) -> int:
+                  out: Writer, bar: Any, impl: Backend, scratch: Scratch | None = None) -> int:
     """Write ``gather(x, dim, index)`` into ``out``; the number of index boxes.
 
     ``out`` must be made with the plan's layout (see :func:`gather_plan`);
-    ``impl`` is the NumPy-family backend that runs every box.
+    ``impl`` is the NumPy-family backend that runs every box.  Where the region an
+    index box addresses is too large to read whole, each box reads the blocks of it
+    its values fall in; once a column's boxes have read its region twice, at more
+    than three blocks a box (an index that jumps about, see :func:`_jumping`), the
+    rest of the column is gathered by :func:`_by_blocks` through ``scratch`` files
+    (made by ``scratch(label)``; in the system's temporary folder when None).
     """
     layout, plan = gather_plan(x, index, spec, chunk_bytes)
     region = _Region(x, layout, spec, chunk_bytes, impl)
-    for column in plan.columns:
-        for box in column:
-            block = index.read(box, layout.reverse)
-            _check(block, spec, index)
-            out.write(box, region.gather(box, block))
-            bar.update(block.nbytes)
+    with ExitStack() as stack:
+        for column in plan.columns:
+            blocks, read = -(-region.spec.n // region.step(column[0])), 0
+            for at, box in enumerate(column):
+                if _jumping(read, at, blocks) and at + 1 < len(column):
+                    _by_blocks(column[at:], index, spec, region, out, bar,
+                               scratch or scratch_in(stack))
+                    break
+                block = index.read(box, layout.reverse)
+                _check(block, spec, index)
+                result, touched = region.gather(box, block)
+                read += touched
+                out.write(box, result)
+                bar.update(block.nbytes)
     return plan.count
+
+
+def _jumping(read: int, boxes: int, blocks: int) -> bool:
+    """Whether a column's first ``boxes`` boxes, having read ``read`` blocks of a region of
+    ``blocks``, are better gathered by blocks from here on.
+
+    By blocks, the rest costs one more read of the region plus scratch traffic of
+    about two chunks a box; box by box, the blocks each box touches.  Switch once
+    the boxes have read the region twice, at more than three blocks a box (a sorted
+    index touches one or two).
+    """
+    return read > 2 * blocks and read > 3 * boxes
+
+
+def scratch_in(stack: ExitStack, folder: Path | None = None) -> Scratch:
+    """Scratch files in ``folder`` (the system's temporary folder when None), removed when
+    ``stack`` unwinds."""
+    where = Path(tempfile.gettempdir()) if folder is None else folder
+    return lambda label: scratch_file(stack, where, label)
