@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -115,8 +116,11 @@ def _write_big(path: Path, shape: tuple[int, ...], dtype: str, high: int) -> Non
 
 def _cli(*args: str) -> dict[str, Any]:
     t0 = time.perf_counter()
+    # The child imports axisops_bench from this checkout's benchmarks folder.
+    path = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
+                                         os.environ.get("PYTHONPATH")]))
     proc = subprocess.run([sys.executable, "-c", _RSS_CHILD, *args], capture_output=True,
-                          text=True, timeout=1800)
+                          text=True, timeout=1800, env={**os.environ, "PYTHONPATH": path})
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"axisops {' '.join(args)} failed: {proc.stderr.strip()}")
