@@ -55,7 +55,7 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
     cnt[c] = j
 
 
-@njit(inline="always")
+@njit
 def _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbound, ones,
                     flip, least, lo):
     """Each column's first bound, from two samples of k rows: the last ones and the
