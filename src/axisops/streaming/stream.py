@@ -187,6 +187,10 @@ class _Region:
         per_position = self.region(box).size // self.spec.n * self.x.dtype.itemsize
         return max(1, self.chunk_bytes // max(1, per_position))
 
+    def blocks(self, box: Box) -> int:
+        """How many blocks of :meth:`step` positions the region of ``box`` has."""
+        return -(-self.spec.n // self.step(box))
+
     def read_block(self, box: Box, j: int) -> np.ndarray:
         """Block ``j`` of the region of ``box`` (positions ``j * step`` on along ``dim``)."""
         step, n = self.step(box), self.spec.n
@@ -252,8 +256,7 @@ def _by_blocks(boxes: list[Box], index: Source, spec: GatherSpec, region: _Regio
     3. Each box's values are put back in place and written out.
     """
     layout = region.layout
-    dim, step = layout.axis, region.step(boxes[0])
-    blocks = -(-region.spec.n // step)
+    dim, step, blocks = layout.axis, region.step(boxes[0]), region.blocks(boxes[0])
     places = _Spill(scratch("gather.places"), np.int64)
     positions = _Spill(scratch("gather.positions"), np.int64)
     values = _Spill(scratch("gather.values"), region.spec.out_dtype)
@@ -263,8 +266,9 @@ def _by_blocks(boxes: list[Box], index: Source, spec: GatherSpec, region: _Regio
         block = index.read(box, layout.reverse)
         _check(block, spec, index)
         wrapped = wrap(block, region.spec.n).reshape(-1)
-        order = np.argsort(wrapped // step, kind="stable")
-        counts[b] = np.bincount(wrapped // step, minlength=blocks)
+        which = wrapped // step
+        order = np.argsort(which, kind="stable")
+        counts[b] = np.bincount(which, minlength=blocks)
         places.write(int(starts[b]), order)
         positions.write(int(starts[b]), wrapped[order])
     cells = starts[:-1, None] + np.cumsum(counts, axis=1) - counts  # where cell (b, j) starts
@@ -298,7 +302,7 @@ def stream_gather(x: Source, index: Source, spec: GatherSpec, chunk_bytes: int,
     region = _Region(x, layout, spec, chunk_bytes, impl)
     with ExitStack() as stack:
         for column in plan.columns:
-            blocks, read = -(-region.spec.n // region.step(column[0])), 0
+            blocks, read = region.blocks(column[0]), 0
             for at, box in enumerate(column):
                 if _jumping(read, at, blocks) and at + 1 < len(column):
                     _by_blocks(column[at:], index, spec, region, out, bar,

@@ -194,10 +194,10 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
             bound = _kth_largest(bmax, count, k, scratch, hits)
             if bound > lo:
                 lo = bound
+            if it >= 0:
+                h = _qualifying(bmax, blocks, lo, hits)
         if it < 0:
             continue
-        if count > 0:
-            h = _qualifying(bmax, blocks, lo, hits)
         r, t0 = 0, 0
         while r < rows:
             first = r * blocks
