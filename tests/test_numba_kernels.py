@@ -273,3 +273,31 @@ def test_short_rows_by_extraction_and_by_insertion(dtype, k, layout):
         want = _reference(arr, k, 1, largest)
         assert_same_bits(got[0], want.values)
         np.testing.assert_array_equal(got[1], want.indices)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint32", "int32", "uint16", "float16", "bool"])
+@pytest.mark.parametrize("rows", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 2, 5, 64])
+def test_extraction_when_the_first_element_has_the_largest_key(dtype, rows, n):
+    """The packed word of the largest key at index 0 is all ones: the extraction's
+    first pass must still find it (a pass that takes the largest word *below* an
+    all-ones start found nothing and read outside the row), alone or in a pair."""
+    from axisops.dtypes import as_dtype
+
+    dt = as_dtype(dtype)
+    top = np.array(np.nan if dt.kind == "f" else True if dt.kind == "b" else np.iinfo(dt).max,
+                   dt)
+    bottom = np.array(-np.inf if dt.kind == "f" else False if dt.kind == "b" else
+                      np.iinfo(dt).min, dt)
+    x = np.zeros((rows, n), dt)
+    x[:, 0] = top
+    x[1:, -1] = top  # a tie with the last element, in the rows after the first
+    for largest, edge in ((True, top), (False, bottom)):
+        arr = x.copy()
+        arr[:, 0] = edge
+        for k in sorted({1, min(2, n), n}):
+            with mock.patch.object(drv, "PARALLEL_MIN", 0):
+                got = drv.topk(arr, _spec(arr, k, 1, largest), strategy="insert")
+            want = _reference(arr, k, 1, largest)
+            assert_same_bits(got[0], want.values)
+            np.testing.assert_array_equal(got[1], want.indices)

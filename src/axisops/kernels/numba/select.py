@@ -262,8 +262,11 @@ def _leading_zeros(m):
 def write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx):
     """Row ``q`` of the ``(outer, k, inner)`` outputs: the elements at ``cidx[:k]``
     (read from the input itself, so their bits are the input's) and their indices."""
-    o = q // inner
-    col = q - o * inner
+    if inner == 1:  # no division: on short rows it costs as much as the stores
+        o, col = q, 0
+    else:
+        o = q // inner
+        col = q - o * inner
     for j in range(k):
         i = cidx[j]
         out_vals[o, j, col] = flat[base + i * stride]
