@@ -124,6 +124,34 @@ def test_rising_sequences_of_distinct_values(dtype, pattern, strategy):
                 np.testing.assert_array_equal(indices, want.indices)
 
 
+@pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("int64"), np.dtype("uint16")],
+                         ids=str)
+@pytest.mark.parametrize("pattern", ["random", "ties", *sorted(RISING)])
+def test_scan_bound_from_a_heap_of_block_maxima(dtype, pattern):
+    """k > SORTED_K with at least HEAP_RATIO * k blocks in a segment: the scan's bound
+    is the k-th largest block maximum taken with a heap (one too high loses elements;
+    distinct values make every such error visible)."""
+    from axisops.kernels.numba import scan
+
+    n = 40_000  # two segments of 20 000: 1216 blocks each
+    rng = np.random.default_rng(len(pattern))
+    if pattern == "random":
+        row = rng.permutation(n)
+    elif pattern == "ties":
+        row = rng.integers(0, 50, n)
+    else:
+        row = RISING[pattern](np.arange(n), n)
+    row = (row % 60_000 if dtype == np.uint16 else row).astype(dtype)
+    x = row.reshape(1, n)
+    for k in (scan.SORTED_K + 1, 50, 1216 // scan.HEAP_RATIO):
+        assert scan.HEAP_RATIO * k <= 1216
+        for largest in (True, False):
+            values, indices = drv.topk(x, _spec(x, k, 1, largest), strategy="scan")
+            want = _reference(x, k, 1, largest)
+            assert_same_bits(values, want.values)
+            np.testing.assert_array_equal(indices, want.indices)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 def test_thread_count_never_changes_the_bits(threads):
     rng = np.random.default_rng(8)
