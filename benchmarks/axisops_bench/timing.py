@@ -7,7 +7,12 @@ call filled.  Each implementation runs all its calls (warm-up, then the timed
 ones) before the next starts: interleaving them was tried and measured
 wrong, because torch's OpenMP threads and JAX's pool keep spinning for a
 while after each call and took a core from whatever ran next (axisops' full
-sort measured 5x slower that way on 2 cores).
+sort measured 5x slower that way on 2 cores).  For the same reason each
+implementation starts after a pause of :data:`IDLE_SECONDS`: the peers of the
+previous case (ONNX Runtime's spinning intra-op threads above all) would
+otherwise still hold a core while the next case's first implementation runs
+(the MoE router (8192, 64) measured 0.67-0.70 ms for axisops in a full run and
+0.44 ms alone).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ __all__ = ["CaseTimes", "time_case"]
 
 #: rotate through at least this many input bytes (well above a server's L3).
 ROTATION_BYTES = 256 * 1024 * 1024
+#: idle time before each implementation, for the previous one's threads to stop spinning.
+IDLE_SECONDS = 0.25
 
 
 @dataclass
@@ -43,14 +50,16 @@ def _copies(case: Case, max_copies: int) -> int:
 
 
 def time_case(case: Case, runners: list[Runner], repeats: int, max_copies: int = 4,
-              seed: int = 0) -> CaseTimes:
-    """Median wall time of every runner on ``case`` (warm-up excluded)."""
+              seed: int = 0, idle: float = IDLE_SECONDS) -> CaseTimes:
+    """Median wall time of every runner on ``case`` (warm-up excluded), each after
+    ``idle`` seconds of pause."""
     copies = _copies(case, max_copies)
     raw = [(make_input(case, seed + c),
             make_index(case, seed + c) if case.op == "gather" else None) for c in range(copies)]
     out = CaseTimes(case, copies=copies)
     for r in runners:
         prepared = [r.prepare(x, i) for x, i in raw]
+        time.sleep(idle)
         for args in prepared:  # warm-up: compilation, page faults, thread pools
             r.call(args)
         samples = []
