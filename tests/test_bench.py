@@ -42,6 +42,34 @@ def test_quick_run_through_the_cli_writes_exact_results(tmp_path):
     assert "quick: reduced shapes, no targets" in proc.stdout
 
 
+def test_rounds_merge_every_call_of_every_round(tmp_path, monkeypatch):
+    """``--rounds 3``: each case timed in three rounds of all cases, its figure the median
+    of all 3 x 2 calls (a spy on the timing counts the rounds and the calls)."""
+    from axisops_bench import main as bench_main
+
+    seen = []
+    real = bench_main.time_case
+
+    def spy(case, runners, repeats, **kw):
+        times = real(case, runners, repeats, **kw)
+        seen.append((case.name, {n: list(s) for n, s in times.samples.items()}))
+        return times
+
+    monkeypatch.setattr(bench_main, "time_case", spy)
+    args = bench_main.build_parser().parse_args(
+        ["--quick", "--cases", "MoE router (8192", "--peers", "numpy", "--repeats", "2",
+         "--rounds", "3", "--json", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png")])
+    payload = bench_main.run(args)
+    names = [c.name for c in quick_cases() if "MoE router (8192" in c.name]
+    assert [name for name, _ in seen] == names * 3
+    assert payload["rounds"] == 3 and [r["case"] for r in payload["cases"]] == names
+    for r in payload["cases"]:
+        calls = [s[impl] for name, s in seen if name == r["case"] for impl in ("axisops",)]
+        merged = np.median([t for round_ in calls for t in round_])
+        assert r["seconds"]["axisops"] == pytest.approx(merged)
+        assert len(calls) == 3 and all(len(c) == 2 for c in calls)
+
+
 def test_the_script_is_the_same_program():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--help"],
                           capture_output=True, text=True, timeout=60)

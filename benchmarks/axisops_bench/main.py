@@ -12,9 +12,10 @@ rows of axisops inside torch and JAX programs instead (see
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from .cases import CASES, Case, make_index, make_input, quick_cases
 from .memory import measure
 from .peers import axisops_runner, floor_runner, peer_runners
 from .report import PEERS, case_record, machine, print_header, print_row, write_json, write_png
-from .timing import IDLE_SECONDS, time_case
+from .timing import IDLE_SECONDS, CaseTimes, time_case
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -41,6 +42,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--cases", metavar="TEXT", default="",
                    help="only the cases whose name contains TEXT")
     p.add_argument("--repeats", type=int, default=None, help="timed calls per implementation")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time every case this many times, one round of all cases after "
+                        "another, and report the median of all their calls (a noisy "
+                        "machine's slow minutes then weigh on one round, not one row)")
     p.add_argument("--peers", default=",".join(PEERS),
                    help=f"comma-separated peers to time (default {','.join(PEERS)})")
     p.add_argument("--backend", default=None, help="axisops backend to time (default: auto)")
@@ -87,15 +92,14 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     repeats = args.repeats or (3 if args.quick else 9)
     wanted = tuple(p.strip() for p in args.peers.split(",") if p.strip())
     info = machine()
+    rounds = max(1, args.rounds)
     print(f"# {info['cpu']}, {info['cpus']} CPUs, {get_num_threads()} threads; "
-          f"median of {repeats}; times in ms"
-          + ("; quick: reduced shapes, no targets" if args.quick else ""), file=out)
+          f"median of {repeats}" + (f" calls x {rounds} rounds" if rounds > 1 else "")
+          + "; times in ms" + ("; quick: reduced shapes, no targets" if args.quick else ""),
+          file=out)
     print_header(out)
     records, ours = [], {}
-    for case in cases:
-        runners = [floor_runner(case), axisops_runner(case, args.backend),
-                   *peer_runners(case, get_num_threads(), wanted)]
-        times = time_case(case, runners, repeats, idle=0.0 if args.quick else IDLE_SECONDS)
+    for case, times in _timed(cases, args, wanted, repeats, rounds, out):
         ours[case.name] = times.seconds["axisops"]
         records.append(case_record(times, _exact(case, args.backend), ours.get(case.twin)))
         print_row(records[-1], out)
@@ -110,7 +114,7 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
                   f"{m.get('peak_growth_mb')} MB for {m.get('input_mb')} MB in "
                   f"({m.get('growth_per_input')}x the input; outputs {m.get('output_mb')} MB)",
                   file=out)
-    payload = {"machine": info, "repeats": repeats, "quick": args.quick,
+    payload = {"machine": info, "repeats": repeats, "rounds": rounds, "quick": args.quick,
                "when": time.strftime("%Y-%m-%d %H:%M:%S"), "cases": records,
                "memory": memory}
     write_json(args.json, payload)
@@ -119,6 +123,31 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     print(f"\nwrote {args.json}" + (f" and {args.png}" if drawn else
                                     " (no chart: pip install 'axisops[bench]')"), file=out)
     return payload
+
+
+def _timed(cases: list[Case], args: argparse.Namespace, wanted: tuple[str, ...], repeats: int,
+           rounds: int, out: Any) -> Iterator[tuple[Case, CaseTimes]]:
+    """Every case's times: as each is measured for one round, else merged over rounds
+    (every call of every round, their median)."""
+    idle = 0.0 if args.quick else IDLE_SECONDS
+    merged: dict[str, CaseTimes] = {}
+    for r in range(rounds):
+        if rounds > 1:
+            print(f"# round {r + 1} of {rounds}", file=out, flush=True)
+        for case in cases:
+            runners = [floor_runner(case), axisops_runner(case, args.backend),
+                       *peer_runners(case, get_num_threads(), wanted)]
+            times = time_case(case, runners, repeats, idle=idle)
+            if rounds == 1:
+                yield case, times
+                continue
+            into = merged.setdefault(case.name, CaseTimes(case, copies=times.copies))
+            for name, samples in times.samples.items():
+                into.samples.setdefault(name, []).extend(samples)
+    for case in cases if rounds > 1 else ():
+        times = merged[case.name]
+        times.seconds = {n: statistics.median(s) for n, s in times.samples.items()}
+        yield case, times
 
 
 def main(argv: Sequence[str] | None = None) -> int:
