@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["read_at", "write_at"]
+from .errors import FileError
+
+__all__ = ["read_at", "read_exact", "write_at"]
 
 _SEEK_LOCK = threading.Lock()
 
@@ -40,6 +42,17 @@ def read_at(fd: int, view: memoryview, offset: int) -> int:
             data = os.read(fd, len(view))
     view[: len(data)] = data
     return len(data)
+
+
+def read_exact(fd: int, view: memoryview, offset: int, label: str) -> None:
+    """Fill all of ``view`` from ``offset``; :class:`FileError` naming ``label`` when the
+    file ends first."""
+    done = 0
+    while done < len(view):
+        got = read_at(fd, view[done:], offset + done)
+        if got == 0:
+            raise FileError(f"{label}: the file ended early (it was cut or changed while read)")
+        done += got
 
 
 def write_at(fd: int, data: memoryview, offset: int) -> None:

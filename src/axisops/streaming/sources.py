@@ -2,7 +2,7 @@
 
 - :class:`NpySource`: a ``.npy`` file, or an uncompressed member of an ``.npz``
   archive (what ``np.savez`` writes), read with positioned reads
-  (:func:`axisops.streaming.positional.read_at`) into a buffer of the box.  Nothing
+  (:func:`axisops.streaming.positional.read_exact`) into a buffer of the box.  Nothing
   is memory-mapped: mapped pages count as resident memory, so reading a
   mapped 2 GB file front to back would make a 2 GB process.
 - :class:`ZarrSource`: a zarr array, or an array in a zarr group (``key``),
@@ -36,7 +36,7 @@ import numpy as np
 from .boxes import Box, contiguous_runs
 from .errors import CLI, FileError, Role, one_line, show_names
 from .files import file_kind
-from .positional import read_at
+from .positional import read_exact
 
 __all__ = ["MemorySource", "NpySource", "Source", "ZarrSource", "open_regular", "open_source"]
 
@@ -123,15 +123,6 @@ class Source(ABC):
         """Release what the source holds open (it reopens on the next read)."""
 
 
-def _pread_exact(fd: int, view: memoryview, offset: int, label: str) -> None:
-    done = 0
-    while done < len(view):
-        got = read_at(fd, view[done:], offset + done)
-        if got == 0:
-            raise FileError(f"{label}: the file ended early (it was cut or changed while read)")
-        done += got
-
-
 class NpySource(Source):
     """A C- or Fortran-order array of raw bytes at ``offset`` in a file."""
 
@@ -159,7 +150,7 @@ class NpySource(Source):
         fd = self._file()
         for i, start in enumerate(offsets.tolist()):
             piece = raw[i * length * size : (i + 1) * length * size]
-            _pread_exact(fd, piece, self.offset + start * size, self.role.label(self.path))
+            read_exact(fd, piece, self.offset + start * size, self.role.label(self.path))
         return out
 
     def close(self) -> None:

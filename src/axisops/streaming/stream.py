@@ -41,7 +41,7 @@ from ..validation import GatherSpec, TopKSpec, check_index_values
 from .boxes import Box, Plan, plan_boxes, slab_boxes
 from .errors import FileError
 from .files import scratch_file
-from .positional import read_at, write_at
+from .positional import read_exact, write_at
 from .sources import Source
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "Layout", "Scratch", "Writer", "gather_plan", "scratch_in",
@@ -234,12 +234,8 @@ class _Spill:
 
     def read(self, offset: int, count: int) -> np.ndarray:
         out = np.empty(count, self.dtype)
-        view, at = memoryview(out.view(np.uint8)), offset * self.dtype.itemsize
-        while view:
-            got = read_at(self.handle.fileno(), view, at)
-            if got <= 0:
-                raise FileError("a scratch file of the gather came back short")
-            view, at = view[got:], at + got
+        read_exact(self.handle.fileno(), memoryview(out.view(np.uint8)),
+                   offset * self.dtype.itemsize, "a scratch file of the gather")
         return out
 
 
