@@ -36,27 +36,13 @@ CHUNK = 8192
 
 
 @njit(inline="always")
-def _extract(words, n, k, cidx):
-    """The indices of the k largest of the n packed ``words``, best first (k >= 1)."""
-    zero = np.uint64(0)
-    best = zero
-    for i in range(n):  # the first has no word above it (it may be all ones)
-        best = max(best, words[i])
-    cidx[0] = unpack_index(best)
-    for j in range(1, k):
-        last, best = best, zero
-        for i in range(n):
-            w = words[i]
-            best = max(best, w if w < last else zero)
-        cidx[j] = unpack_index(best)
-
-
-@njit(inline="always")
 def _extract_pair(words, n, k, cidx, cidx_b):
-    """:func:`_extract` for two sequences, ``words[:n]`` and ``words[n:2n]``, whose
-    indices go to ``cidx`` and ``cidx_b``.
+    """The indices of the k largest packed words of two sequences, ``words[:n]`` and
+    ``words[n:2n]``, best first, into ``cidx`` and ``cidx_b`` (k >= 1).
 
-    The two reductions share one loop: each one's latency (the maximum across lanes
+    The first pass is a plain maximum (no word is above the best, which may be all
+    ones); each later pass takes the largest word below the one taken before.  The
+    two reductions share one loop: each one's latency (the maximum across lanes
     at the end of a pass) hides behind the other's work, which made short rows
     15-20% faster than one sequence at a time (measured, float32, AVX-512).
     """
@@ -83,7 +69,7 @@ def _extract_pair(words, n, k, cidx, cidx_b):
 def _extract_rows(flat, offs, stride, n, k, t0, rows, inner, tile, words, cidx, cidx_b,
                   out_vals, out_idx):
     """The extraction route for the ``rows`` sequences from ``t0`` whose keys are in
-    ``tile``, two at a time."""
+    ``tile``, two at a time (an odd last one is paired with itself)."""
     r = 0
     while r + 1 < rows:  # a range with a step made the whole route twice as slow
         at = r * n
@@ -98,8 +84,8 @@ def _extract_rows(flat, offs, stride, n, k, t0, rows, inner, tile, words, cidx, 
     if rows % 2:
         at = (rows - 1) * n
         for i in range(n):
-            words[i] = pack(tile[at + i], i)
-        _extract(words, n, k, cidx)
+            words[i] = words[n + i] = pack(tile[at + i], i)
+        _extract_pair(words, n, k, cidx, cidx_b)
         q = t0 + rows - 1
         write_row(flat, offs[q], stride, cidx, k, q, inner, out_vals, out_idx)
 
@@ -140,7 +126,7 @@ def _back_to_back(offs, q, rows, n, stride):
 def topk_insert_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmask, nanbound,
                      ones, flip, out_vals, out_idx):
     """The insert strategy for sequences ``q0 .. q1-1``, each of length ``n``."""
-    per_tile = max(1, CHUNK // n)
+    per_tile = max(2, CHUNK // n // 2 * 2)  # even: only a range's last row goes unpaired
     tile = np.empty(per_tile * n, flat.dtype)
     packed = flat.itemsize <= 4 and n <= 0xFFFFFFFF
     extract = packed and k <= EXTRACT_MAX_K
