@@ -21,11 +21,13 @@ __all__ = [
     "better",
     "insert_best",
     "insert_word",
+    "out_place",
     "pack",
     "partition_best",
     "select_best",
     "sort_best",
     "unpack_index",
+    "write_one",
     "write_row",
 ]
 
@@ -259,15 +261,27 @@ def _leading_zeros(m):
 
 
 @njit(inline="always")
+def out_place(q, inner):
+    """``(o, col)``: where sequence ``q``'s results go in the ``(outer, k, inner)``
+    outputs."""
+    if inner == 1:  # no division: on short rows it costs as much as the stores
+        return q, 0
+    o = q // inner
+    return o, q - o * inner
+
+
+@njit(inline="always")
+def write_one(flat, base, stride, i, j, o, col, out_vals, out_idx):
+    """Result ``j`` of the sequence at ``(o, col)``: its element ``i`` (read from the
+    input itself, so its bits are the input's) and ``i``."""
+    out_vals[o, j, col] = flat[base + i * stride]
+    out_idx[o, j, col] = i
+
+
+@njit(inline="always")
 def write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx):
     """Row ``q`` of the ``(outer, k, inner)`` outputs: the elements at ``cidx[:k]``
-    (read from the input itself, so their bits are the input's) and their indices."""
-    if inner == 1:  # no division: on short rows it costs as much as the stores
-        o, col = q, 0
-    else:
-        o = q // inner
-        col = q - o * inner
+    and their indices."""
+    o, col = out_place(q, inner)
     for j in range(k):
-        i = cidx[j]
-        out_vals[o, j, col] = flat[base + i * stride]
-        out_idx[o, j, col] = i
+        write_one(flat, base, stride, cidx[j], j, o, col, out_vals, out_idx)
