@@ -126,30 +126,70 @@ def test_rising_sequences_of_distinct_values(dtype, pattern, strategy):
 
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("int64"), np.dtype("uint16")],
                          ids=str)
-@pytest.mark.parametrize("pattern", ["random", "ties", *sorted(RISING)])
-def test_scan_bound_from_a_heap_of_block_maxima(dtype, pattern):
-    """k > SORTED_K with at least HEAP_RATIO * k blocks in a segment: the scan's bound
-    is the k-th largest block maximum taken with a heap (one too high loses elements;
-    distinct values make every such error visible)."""
+@pytest.mark.parametrize("pattern", ["random", "ties", "outlier", *sorted(RISING)])
+def test_scan_bound_from_a_radix_select_of_block_maxima(dtype, pattern):
+    """k > SORTED_K: the scan's bound comes from a radix select of the block maxima
+    (a bound above the k-th largest maximum loses elements; distinct values make
+    every such error visible).  "outlier" puts the extreme value once in a row,
+    so one level of buckets is too coarse and the select goes a level deeper."""
     from axisops.kernels.numba import scan
 
     n = 40_000  # two segments of 20 000: 1216 blocks each
     rng = np.random.default_rng(len(pattern))
     if pattern == "random":
         row = rng.permutation(n)
-    elif pattern == "ties":
+    elif pattern in ("ties", "outlier"):
         row = rng.integers(0, 50, n)
     else:
         row = RISING[pattern](np.arange(n), n)
     row = (row % 60_000 if dtype == np.uint16 else row).astype(dtype)
+    if pattern == "outlier":
+        row[n // 3] = np.iinfo(dtype).max if dtype.kind in "iu" else np.inf
     x = row.reshape(1, n)
-    for k in (scan.SORTED_K + 1, 50, 1216 // scan.HEAP_RATIO):
-        assert scan.HEAP_RATIO * k <= 1216
+    for k in (scan.SORTED_K + 1, 50, 76, 300):
         for largest in (True, False):
             values, indices = drv.topk(x, _spec(x, k, 1, largest), strategy="scan")
             want = _reference(x, k, 1, largest)
             assert_same_bits(values, want.values)
             np.testing.assert_array_equal(indices, want.indices)
+
+
+def _radix_bound_inputs():
+    rng = np.random.default_rng(11)
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        top = np.iinfo(dtype).max
+        yield rng.integers(0, top, 576, dtype=dtype, endpoint=True)            # full range
+        yield rng.integers(0, 3, 700, dtype=dtype)                             # ties
+        yield np.full(100, top, dtype)                                         # all one value
+        clustered = (top // 2 + rng.integers(0, 40, 1200)).astype(dtype)
+        clustered[7] = top                                                     # an outlier
+        clustered[8] = 0
+        yield clustered
+        yield np.sort(rng.integers(0, top, 2000, dtype=dtype, endpoint=True))  # rising
+        # the least value has low bits set and many sit at the very top: the top
+        # bucket's last value, least + (top bucket + 1) * width - 1, lies past the type
+        near_top = dtype(top) - rng.integers(0, min(1000, top), 600, dtype=dtype)
+        near_top[3] = 5
+        yield near_top
+
+
+@pytest.mark.parametrize("case", range(24))
+def test_radix_bound_is_reached_by_k_values_and_tight(case):
+    """_radix_bound(vals, m, k): at least k values reach it, it is at most the k-th
+    largest, and at most BOUND_SLACK - 1 more values reach it than reach the k-th
+    largest (each extra value is one more block for the scan to read)."""
+    from axisops.kernels.numba import scan
+
+    vals = list(_radix_bound_inputs())[case]
+    m = vals.shape[0]
+    counts = np.empty((1 << scan.RADIX_BITS) + 2, np.int64)
+    ordered = np.sort(vals)[::-1]
+    for k in sorted({1, 2, 33, m // 7 + 1, m // 2, m - 1, m} - {0}):
+        bound = scan._radix_bound(vals, m, k, counts)
+        kth = ordered[k - 1]
+        reach = int(np.count_nonzero(vals >= bound))
+        assert bound <= kth and reach >= k
+        assert reach <= max(k - 1 + scan.BOUND_SLACK, int(np.count_nonzero(vals >= kth)))
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
