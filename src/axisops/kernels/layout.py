@@ -10,8 +10,8 @@ packed structured array) are copied first, as are non-native byte orders.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import prod
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -21,8 +21,7 @@ from ..dtypes import native
 __all__ = ["Sequences", "raw_dtype", "sequences"]
 
 
-@dataclass(frozen=True)
-class Sequences:
+class Sequences(NamedTuple):
     """Where the sequences along one axis of an array live."""
 
     flat: np.ndarray  # 1-D unsigned view of the array's memory
@@ -35,6 +34,9 @@ class Sequences:
 
 
 def _readable(x: np.ndarray) -> np.ndarray:
+    flags = x.flags
+    if flags.c_contiguous and flags.aligned and x.dtype.isnative:
+        return x
     if not x.dtype.isnative:
         x = x.astype(native(x.dtype))
     item = x.itemsize
@@ -52,9 +54,13 @@ def _inner_is_unit_run(shape: tuple[int, ...], estr: tuple[int, ...]) -> bool:
     return True
 
 
+_RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+        8: np.dtype(np.uint64), 16: np.dtype(np.complex128)}
+
+
 def raw_dtype(dtype: np.dtype) -> np.dtype:
     """The type whose values carry ``dtype``'s bits unchanged (complex128 stays itself)."""
-    return np.dtype(np.complex128) if dtype.itemsize == 16 else np.dtype(f"u{dtype.itemsize}")
+    return _RAW[dtype.itemsize]
 
 
 def sequences(x: np.ndarray, axis: int, *, raw: bool = True) -> Sequences:
@@ -74,8 +80,11 @@ def sequences(x: np.ndarray, axis: int, *, raw: bool = True) -> Sequences:
         flat = u.reshape(-1)
         flat.flags.writeable = False  # kernels see one (read-only) array type
         n = x.shape[axis]
-        offs = (np.arange(outer, dtype=np.int64)[:, None] * (n * inner)
-                + np.arange(inner, dtype=np.int64)[None, :]).reshape(-1)
+        if inner == 1:
+            offs = np.arange(outer, dtype=np.int64) * n
+        else:
+            offs = (np.arange(outer, dtype=np.int64)[:, None] * (n * inner)
+                    + np.arange(inner, dtype=np.int64)[None, :]).reshape(-1)
         return Sequences(flat, offs, estr[axis], n, outer, inner, unit)
     low = tuple(slice(-1, None) if s < 0 else slice(0, 1) for s in estr)
     span = 1 + sum(abs(s) * (d - 1) for s, d in zip(estr, x.shape))

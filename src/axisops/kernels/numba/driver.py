@@ -13,6 +13,7 @@ call names its *job* (``topk:<strategy>:<key type>``,
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import prod
 
 import numpy as np
@@ -109,7 +110,7 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
     out_i = indices.reshape(seqs.outer, spec.k, seqs.inner)
     if not segment:  # unit strides need no key tile, so longer segments pay off
         segment = UNIT_SEGMENT if seqs.stride == 1 else SEGMENT_BYTES // x.itemsize
-    _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i, f"topk:{strategy}:{plan.utype}")
+    _RUNNERS[strategy](seqs, spec, plan, segment, out_v, out_i, f"topk:{strategy}:{plan.name}")
     if spec.index_dtype != np.int64:
         indices = indices.astype(spec.index_dtype)
     return values, indices
@@ -224,11 +225,16 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     ahead = gather_prefetch_distance(xs.flat.nbytes)
     tasks = [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m, a, b,
               xs.inner, unit, ahead, flat_out) for a, b in split_range(out.size, parts)]
-    ensure([(kg.gather_flat, tasks[0])], f"gather:{flat_out.dtype}:{idx.flat.dtype}")
+    ensure([(kg.gather_flat, tasks[0])], _gather_job(flat_out.dtype, idx.flat.dtype))
     stops = [t for t in run_parallel(kg.gather_flat, tasks) if t >= 0]
     if stops:
         _raise_index_error(index, spec, min(stops))
     return out
+
+
+@lru_cache(maxsize=64)
+def _gather_job(raw: np.dtype, index: np.dtype) -> str:
+    return f"gather:{raw}:{index}"  # memoised: str() of a dtype costs microseconds
 
 
 def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:

@@ -49,6 +49,7 @@ class KeyPlan(NamedTuple):
     nanbound: np.unsignedinteger  # |bits| above this is NaN (floats only)
     ones: np.unsignedinteger
     flip: np.unsignedinteger  # all ones for "smallest", zero for "largest"
+    name: str  # the key type's name, for job names (str() of a dtype is slow)
 
     def consts(self) -> tuple:
         return (self.kind, self.sign, self.absmask, self.nanbound, self.ones, self.flip)
@@ -78,7 +79,7 @@ def key_plan(dtype: np.dtype, largest: bool) -> KeyPlan:
     else:
         kind = KIND_UNSIGNED
     return KeyPlan(utype, kind, u(sign), u(sign - 1), u(nanbound), u(ones),
-                   u(0 if largest else ones))
+                   u(0 if largest else ones), str(utype))
 
 
 def cast_like(value, like):  # pragma: no cover - replaced by the overload in jitted code
