@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from axisops_bench.cases import CASES, Case, Target, quick_cases
 from axisops_bench.memory import peak_growth
+from axisops_bench.peers import Runner
 from axisops_bench.report import case_record
-from axisops_bench.timing import CaseTimes
+from axisops_bench.timing import CaseTimes, time_case
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,6 +69,30 @@ def test_rounds_merge_every_call_of_every_round(tmp_path, monkeypatch):
         merged = np.median([t for round_ in calls for t in round_])
         assert r["seconds"]["axisops"] == pytest.approx(merged)
         assert len(calls) == 3 and all(len(c) == 2 for c in calls)
+
+
+def test_each_implementation_warms_up_for_a_least_time_after_its_pause(monkeypatch):
+    """After the idle pause, untimed calls go round the copies until ``warm`` seconds
+    have passed (a fake clock: each call takes 0.1 s), at least once per copy, and only
+    then the timed calls start; with ``warm=0`` one call per copy."""
+    from axisops_bench import timing
+
+    clock = {"now": 0.0}
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: clock["now"])
+    monkeypatch.setattr(timing.time, "sleep", lambda s: clock.__setitem__("now", clock["now"] + s))
+    case = Case("tiny", (4, 8), k=1)
+
+    def runner(name, log):
+        def call(args):
+            log.append(args[1])
+            clock["now"] += 0.1
+        return Runner(name, lambda x, i: (x, len(log)), call)
+
+    for warm, untimed in ((0.55, 6), (0.0, 2), (0.15, 2)):
+        log: list = []
+        times = time_case(case, [runner("a", log)], repeats=3, max_copies=2, idle=1.0, warm=warm)
+        assert len(log) == untimed + 3 and times.copies == 2
+        assert times.samples["a"] == pytest.approx([0.1] * 3)
 
 
 def test_the_script_is_the_same_program():

@@ -28,7 +28,7 @@ from .cases import CASES, Case, make_index, make_input, quick_cases
 from .memory import measure
 from .peers import axisops_runner, floor_runner, peer_runners
 from .report import PEERS, case_record, machine, print_header, print_row, write_json, write_png
-from .timing import IDLE_SECONDS, CaseTimes, time_case
+from .timing import IDLE_SECONDS, WARM_SECONDS, CaseTimes, time_case
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -129,7 +129,7 @@ def _timed(cases: list[Case], args: argparse.Namespace, wanted: tuple[str, ...],
            rounds: int, out: Any) -> Iterator[tuple[Case, CaseTimes]]:
     """Every case's times: as each is measured for one round, else merged over rounds
     (every call of every round, their median)."""
-    idle = 0.0 if args.quick else IDLE_SECONDS
+    idle, warm = (0.0, 0.0) if args.quick else (IDLE_SECONDS, WARM_SECONDS)
     merged: dict[str, CaseTimes] = {}
     for r in range(rounds):
         if rounds > 1:
@@ -137,7 +137,7 @@ def _timed(cases: list[Case], args: argparse.Namespace, wanted: tuple[str, ...],
         for case in cases:
             runners = [floor_runner(case), axisops_runner(case, args.backend),
                        *peer_runners(case, get_num_threads(), wanted)]
-            times = time_case(case, runners, repeats, idle=idle)
+            times = time_case(case, runners, repeats, idle=idle, warm=warm)
             if rounds == 1:
                 yield case, times
                 continue

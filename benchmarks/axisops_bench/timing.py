@@ -13,6 +13,15 @@ previous case (ONNX Runtime's spinning intra-op threads above all) would
 otherwise still hold a core while the next case's first implementation runs
 (the MoE router (8192, 64) measured 0.67-0.70 ms for axisops in a full run and
 0.44 ms alone).
+
+The pause has a cost of its own: a virtual CPU left idle for a quarter of a
+second comes back slow, and stays slow for tens of milliseconds (its clock and
+the host's scheduling ramp up again).  So after the pause each implementation
+warms up by calling itself for at least :data:`WARM_SECONDS` (and at least
+once per copy) before its timed calls.  Measured on the 2-vCPU VM, MoE
+(8192, 64) k=2, the 12 calls after a 0.25 s pause: 0.55-0.90 ms with the old
+warm-up of one call per copy, 0.35-0.50 ms after 0.2 s of calls, 0.29-0.33 ms
+after 0.5 s, the same as back-to-back calls with no pause at all.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ __all__ = ["CaseTimes", "time_case"]
 ROTATION_BYTES = 256 * 1024 * 1024
 #: idle time before each implementation, for the previous one's threads to stop spinning.
 IDLE_SECONDS = 0.25
+#: least wall time of warm-up calls after the pause (see the module docstring).
+WARM_SECONDS = 0.5
 
 
 @dataclass
@@ -50,9 +61,10 @@ def _copies(case: Case, max_copies: int) -> int:
 
 
 def time_case(case: Case, runners: list[Runner], repeats: int, max_copies: int = 4,
-              seed: int = 0, idle: float = IDLE_SECONDS) -> CaseTimes:
-    """Median wall time of every runner on ``case`` (warm-up excluded), each after
-    ``idle`` seconds of pause."""
+              seed: int = 0, idle: float = IDLE_SECONDS, warm: float = WARM_SECONDS
+              ) -> CaseTimes:
+    """Median wall time of every runner on ``case``, each after ``idle`` seconds of
+    pause and then at least ``warm`` seconds of untimed calls (at least one per copy)."""
     copies = _copies(case, max_copies)
     raw = [(make_input(case, seed + c),
             make_index(case, seed + c) if case.op == "gather" else None) for c in range(copies)]
@@ -60,8 +72,7 @@ def time_case(case: Case, runners: list[Runner], repeats: int, max_copies: int =
     for r in runners:
         prepared = [r.prepare(x, i) for x, i in raw]
         time.sleep(idle)
-        for args in prepared:  # warm-up: compilation, page faults, thread pools
-            r.call(args)
+        _warm_up(r, prepared, warm)
         samples = []
         for rep in range(repeats):
             t0 = time.perf_counter()
@@ -71,3 +82,14 @@ def time_case(case: Case, runners: list[Runner], repeats: int, max_copies: int =
         del prepared
     out.seconds = {name: statistics.median(s) for name, s in out.samples.items()}
     return out
+
+
+def _warm_up(runner: Runner, prepared: list, seconds: float) -> int:
+    """Untimed calls, one per copy and then round again until ``seconds`` have passed:
+    compilation, page faults, thread pools, and a CPU back at speed after the pause.
+    Returns the number of calls."""
+    start, calls = time.perf_counter(), 0
+    while calls < len(prepared) or time.perf_counter() - start < seconds:
+        runner.call(prepared[calls % len(prepared)])
+        calls += 1
+    return calls
