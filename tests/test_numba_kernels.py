@@ -192,6 +192,22 @@ def test_radix_bound_is_reached_by_k_values_and_tight(case):
         assert reach <= max(k - 1 + scan.BOUND_SLACK, int(np.count_nonzero(vals >= kth)))
 
 
+@pytest.mark.parametrize("case", range(24))
+def test_kth_largest_is_exact_up_to_sorted_k(case):
+    """_kth_largest(vals, m, k) for k <= SORTED_K is the k-th largest itself, whether it
+    inserts every value or first filters groups by their maxima (ties at the group
+    threshold, and a tail after the last full group that holds the largest values)."""
+    from axisops.kernels.numba import scan
+
+    vals = list(_radix_bound_inputs())[case]
+    counts = np.empty((1 << scan.RADIX_BITS) + 2, np.int64)
+    for m in {vals.shape[0], vals.shape[0] - 3}:
+        ordered = np.sort(vals[:m])[::-1]
+        for k in sorted({1, 2, 3, 10, 17, scan.SORTED_K} & set(range(1, m + 1))):
+            scratch = np.empty(k + m // scan.GROUP, vals.dtype)
+            assert scan._kth_largest(vals, m, k, scratch, counts) == ordered[k - 1], (m, k)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 def test_thread_count_never_changes_the_bits(threads):
     rng = np.random.default_rng(8)

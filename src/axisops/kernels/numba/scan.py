@@ -152,17 +152,58 @@ def _radix_bound(vals, m, k, counts):
         lo = base
 
 
+#: values per group in :func:`_kth_by_groups`.
+GROUP = 8
+
+
+@njit(inline="always")
+def _kth_by_groups(vals, m, k, scratch):
+    """The k-th largest of ``vals[:m]`` (GROUP * k <= m), by insertion into ``scratch``
+    (which holds k + m // GROUP).  Used when m >= 4 * GROUP * k.
+
+    Group g holds ``vals[r * groups + g]`` for r < GROUP; the group maxima are one
+    vectorised pass, and the k-th largest of them, ``t``, is at most the k-th largest
+    value (k groups hold a value >= t).  Every value at or above that lies in a group
+    whose maximum reaches ``t``, so only those groups (about k to 2k of them on random
+    input) and the values after the last full group are inserted.  Measured on 576
+    block maxima, one thread: k = 3 1.2 -> 0.3 us, k = 10 0.65 -> 0.5, k = 16 1.15 ->
+    0.85; at k = 32 (m < 4 * GROUP * k) it was slower than inserting every value.
+    """
+    groups = m // GROUP
+    gmax = scratch[k:k + groups]
+    gmax[:] = vals[:groups]
+    for r in range(1, GROUP):
+        row = vals[r * groups:(r + 1) * groups]
+        for g in range(groups):
+            gmax[g] = max(gmax[g], row[g])
+    count = 0
+    for g in range(groups):
+        count = insert_word(scratch, count, k, gmax[g])
+    t = scratch[k - 1]
+    count = 0
+    for g in range(groups):
+        if gmax[g] >= t:
+            for r in range(GROUP):
+                count = insert_word(scratch, count, k, vals[r * groups + g])
+    for i in range(GROUP * groups, m):
+        count = insert_word(scratch, count, k, vals[i])
+    return scratch[k - 1]
+
+
 @njit
 def _kth_largest(vals, m, k, scratch, counts):
     """A lower bound of the k-th largest of ``vals[:m]`` (1 <= k <= m) that k of them
     reach: the k-th largest itself for k <= SORTED_K (by insertion into ``scratch``,
-    which holds >= k), else :func:`_radix_bound`."""
-    if k <= SORTED_K:
-        count = 0
-        for i in range(m):
-            count = insert_word(scratch, count, k, vals[i])
-        return scratch[k - 1]
-    return _radix_bound(vals, m, k, counts)
+    which holds k + m // GROUP, through group maxima when m is at least 4 * GROUP * k),
+    else :func:`_radix_bound`."""
+    if k > SORTED_K:
+        return _radix_bound(vals, m, k, counts)
+    if m >= 4 * GROUP * k:
+        return _kth_by_groups(vals, m, k, scratch)
+    count = 0
+    for i in range(m):
+        count = insert_word(scratch, count, k, vals[i])
+    return scratch[k - 1]
 
 
 @njit
@@ -231,7 +272,8 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
     unit = stride == 1
     parts = (n + seg - 1) // seg
     step = (n + parts - 1) // parts  # equal segments, none of them a short tail
-    lo = cast_like(0, sign)
+    least = cast_like(0, sign)
+    lo = least
     # Steps -2 and -1 sample the middle and the last segment (their block maxima side
     # by side in bmax) for a first bound; steps 0.. scan the segments.  One loop, one
     # call site each for the maxima and the k-th largest.
@@ -247,6 +289,8 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
                 continue
             count = sampled if sampled >= k else 0
             sampled = 0  # the scan's maxima go to the front of bmax
+        elif lo == least and blocks > k:  # every block reaches the least key: no pass
+            h = count = blocks
         else:
             h = _qualifying(bmax, blocks, lo, hits)
             count = blocks if h > k and blocks >= k else 0
@@ -317,7 +361,7 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
     tile = np.empty(1 if stride == 1 else longest, flat.dtype)
     bmax = np.empty(2 * blocks, flat.dtype)  # twice: the first bound's two segments
     hits = np.empty(2 * blocks, np.int64)
-    scratch = np.empty(2 * blocks, flat.dtype)
+    scratch = np.empty(2 * blocks, flat.dtype)  # >= SORTED_K + (2 * blocks) // GROUP
     counts = np.empty((1 << RADIX_BITS) + 2, np.int64)
     ckeys = np.empty(cap, flat.dtype)
     cidx = np.empty(cap, np.int64)
