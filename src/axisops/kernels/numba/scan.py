@@ -11,7 +11,8 @@ kept key (later elements that tie it have higher indices and lose); and when a
 segment has at least k blocks, a bound at or just below the k-th largest block
 maximum is a lower bound of the k-th best key (k blocks each hold an element at
 least that large).  For k up to ``SORTED_K`` that maximum is found exactly by
-insertion; above, a radix select over the maxima (``RADIX_BITS`` per pass)
+insertion (of only the groups of maxima that can hold it, when there are many);
+above, a radix select over the maxima (``RADIX_BITS`` per pass)
 stops at a bucket reached by k to k - 1 + ``BOUND_SLACK`` maxima, linear in the
 block count and a few blocks looser at most.  A
 sequence of several segments starts from such a bound taken over a sample (its
