@@ -71,7 +71,7 @@ def test_rounds_merge_every_call_of_every_round(tmp_path, monkeypatch):
         assert len(calls) == 3 and all(len(c) == 2 for c in calls)
 
 
-def test_each_implementation_warms_up_for_a_least_time_after_its_pause(monkeypatch):
+def test_each_implementation_warms_up_for_at_least_a_time_after_its_pause(monkeypatch):
     """After the idle pause, untimed calls go round the copies until ``warm`` seconds
     have passed (a fake clock: each call takes 0.1 s), at least once per copy, and only
     then the timed calls start; with ``warm=0`` one call per copy."""

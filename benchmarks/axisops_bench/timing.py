@@ -84,12 +84,10 @@ def time_case(case: Case, runners: list[Runner], repeats: int, max_copies: int =
     return out
 
 
-def _warm_up(runner: Runner, prepared: list, seconds: float) -> int:
+def _warm_up(runner: Runner, prepared: list, seconds: float) -> None:
     """Untimed calls, one per copy and then round again until ``seconds`` have passed:
-    compilation, page faults, thread pools, and a CPU back at speed after the pause.
-    Returns the number of calls."""
+    compilation, page faults, thread pools, and a CPU back at speed after the pause."""
     start, calls = time.perf_counter(), 0
     while calls < len(prepared) or time.perf_counter() - start < seconds:
         runner.call(prepared[calls % len(prepared)])
         calls += 1
-    return calls

@@ -158,6 +158,14 @@ GROUP = 8
 
 
 @njit(inline="always")
+def _insert_range(scratch, count, k, vals, start, stop):
+    """Insert ``vals[start:stop]`` into the k best so far, ``scratch[:count]``."""
+    for i in range(start, stop):
+        count = insert_word(scratch, count, k, vals[i])
+    return count
+
+
+@njit(inline="always")
 def _kth_by_groups(vals, m, k, scratch):
     """The k-th largest of ``vals[:m]`` (GROUP * k <= m), by insertion into ``scratch``
     (which holds k + m // GROUP).  Used when m >= 4 * GROUP * k.
@@ -177,17 +185,14 @@ def _kth_by_groups(vals, m, k, scratch):
         row = vals[r * groups:(r + 1) * groups]
         for g in range(groups):
             gmax[g] = max(gmax[g], row[g])
-    count = 0
-    for g in range(groups):
-        count = insert_word(scratch, count, k, gmax[g])
+    _insert_range(scratch, 0, k, gmax, 0, groups)
     t = scratch[k - 1]
     count = 0
     for g in range(groups):
         if gmax[g] >= t:
             for r in range(GROUP):
                 count = insert_word(scratch, count, k, vals[r * groups + g])
-    for i in range(GROUP * groups, m):
-        count = insert_word(scratch, count, k, vals[i])
+    _insert_range(scratch, count, k, vals, GROUP * groups, m)
     return scratch[k - 1]
 
 
@@ -201,9 +206,7 @@ def _kth_largest(vals, m, k, scratch, counts):
         return _radix_bound(vals, m, k, counts)
     if m >= 4 * GROUP * k:
         return _kth_by_groups(vals, m, k, scratch)
-    count = 0
-    for i in range(m):
-        count = insert_word(scratch, count, k, vals[i])
+    _insert_range(scratch, 0, k, vals, 0, m)
     return scratch[k - 1]
 
 
