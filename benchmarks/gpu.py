@@ -11,6 +11,7 @@ once (the input for top-k; the index plus one element per index for gather)
 against the read+write rate of a device-to-device copy.  It writes JSON.
 
     python benchmarks/gpu.py                          # on a CUDA machine, < 5 minutes
+    python benchmarks/gpu.py --profile                # plus each call's kernels and their times
     python benchmarks/gpu.py --interpret --quick      # small cases, Triton interpreter on CPU
 
 ``--interpret`` runs the Triton kernels on CPU tensors in Triton's interpreter
@@ -72,6 +73,8 @@ class Result:
     fraction_of_copy_bw: float | None = None
     case_s: float | None = None
     notes: list[str] = field(default_factory=list)
+    #: with --profile: (kernel name, device microseconds) of one axisops call, longest first.
+    kernels: list[tuple[str, float]] = field(default_factory=list)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -81,9 +84,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="small cases (seconds, not minutes)")
     p.add_argument("--json", default="gpu-benchmark.json", help="where to write the results")
     p.add_argument("--reps", type=int, default=None, help="timed calls per case")
+    p.add_argument("--profile", action="store_true",
+                   help="also list the GPU kernels of one axisops call per case (torch.profiler)")
     args = p.parse_args(argv)
     if args.interpret and not args.quick:
         p.error("--interpret needs --quick (the full cases would take hours in the interpreter)")
+    if args.interpret and args.profile:
+        p.error("--profile needs a GPU (the interpreter runs no device kernels)")
     if args.reps is None:
         args.reps = 2 if args.interpret else 20
     return args
@@ -221,6 +228,7 @@ class Runner:
         result.axisops_s = self.clock.median(
             lambda a: self.axisops.topk(a, k, backend=self.backend), xs)
         result.torch_s = self.clock.median(lambda a: torch.topk(a, k, dim=1), xs)
+        self.profile(lambda: self.axisops.topk(xs[0], k, backend=self.backend), result)
         return result
 
     def run_gather(self, case: dict) -> Result:
@@ -242,8 +250,26 @@ class Runner:
         result.axisops_s = self.clock.median(
             lambda p: self.axisops.gather(p[0], 1, p[1], backend=self.backend), pairs)
         result.torch_s = self.clock.median(lambda p: torch.gather(p[0], 1, p[1]), pairs)
+        self.profile(lambda: self.axisops.gather(x0, 1, i0, backend=self.backend), result)
         result.notes.append("checked on indices of both signs; timed on them wrapped to >= 0")
         return result
+
+    def profile(self, call: Any, result: Result) -> None:
+        """With --profile: the device kernels of one (warm) call and their times."""
+        if not self.args.profile:
+            return
+        profiler = self.torch.profiler
+        try:
+            with profiler.profile(activities=[profiler.ProfilerActivity.CUDA]) as prof:
+                call()
+                self.sync()
+        except RuntimeError as e:  # no CUPTI, say: the timings above stand without it
+            result.notes.append(f"--profile failed: {e}")
+            return
+        result.kernels = kernel_times(prof)
+
+    def sync(self) -> None:
+        self.clock.sync()
 
     def backend_name(self) -> str:
         probe = self.torch.zeros(1, device=self.device)
@@ -284,12 +310,26 @@ class Runner:
         }
 
 
+def kernel_times(prof: Any) -> list[tuple[str, float]]:
+    """(name, device microseconds) per kernel of a torch.profiler run, longest first."""
+    rows = []
+    for event in prof.key_averages():
+        us = getattr(event, "device_time_total", None)
+        if us is None:  # torch < 2.4 named it after CUDA
+            us = getattr(event, "cuda_time_total", 0.0)
+        if us > 0:
+            rows.append((event.key[:80], round(float(us), 1)))
+    return sorted(rows, key=lambda row: -row[1])
+
+
 def print_row(r: Result) -> None:
     what = f"k={r.k}" if r.op == "topk" else f"index={r.index_shape}"
     print(f"{r.op:6} {r.shape!s:>14} {what:>16}  exact={r.exact!s:5}  "
           f"axisops {r.axisops_s * 1e3:9.3f} ms  torch {r.torch_s * 1e3:9.3f} ms  "
           f"x{r.speedup_vs_torch:5.2f}  {100 * r.fraction_of_copy_bw:5.1f}% of copy bw  "
           f"[{r.label}]", flush=True)
+    for name, us in r.kernels:
+        print(f"        {us:10.1f} us  {name}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,6 +65,30 @@ def test_interpret_needs_quick(capsys):
     assert "--interpret needs --quick" in capsys.readouterr().err
 
 
+def test_profile_needs_a_gpu(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        _load().main(["--interpret", "--quick", "--profile"])
+    assert exit_info.value.code == 2
+    assert "--profile needs a GPU" in capsys.readouterr().err
+
+
+def test_kernel_times_lists_device_kernels_longest_first():
+    class Event:
+        def __init__(self, key, us):
+            self.key, self.device_time_total = key, us
+
+    class Legacy:  # torch < 2.4: cuda_time_total
+        key, cuda_time_total = "old_kernel", 7.0
+
+    class Prof:
+        def key_averages(self):
+            return [Event("_rows_kernel", 12.5), Event("cudaLaunchKernel", 0.0),
+                    Event("x" * 100, 40.0), Legacy()]
+
+    assert _load().kernel_times(Prof()) == [("x" * 80, 40.0), ("_rows_kernel", 12.5),
+                                            ("old_kernel", 7.0)]
+
+
 def test_tie_heavy_inputs_have_ties_nans_and_both_zeros():
     torch = pytest.importorskip("torch")
 

@@ -1,17 +1,21 @@
-"""The Triton kernels, run on CPU tensors in Triton's interpreter, against the NumPy backend.
+"""The Triton kernels against the NumPy backend: in Triton's interpreter, or on a GPU.
 
-``TRITON_INTERPRET=1`` is set before the kernel modules are first imported, so
-``backend="triton"`` runs the very kernels a GPU runs.  The interpreter is slow:
-sizes stay small, and the ``small_tiles`` fixture shrinks the tile constants so
-that the long-row design (block-max filter, candidates, packed torch.topk) runs
-on rows of a few hundred elements.
+By default ``TRITON_INTERPRET=1`` is set before the kernel modules are first
+imported, so ``backend="triton"`` runs the very kernels a GPU runs, on CPU
+tensors.  With ``AXISOPS_TEST_DEVICE=cuda`` the same tests run the compiled
+kernels on CUDA tensors instead (``benchmarks/gpu_check.sh`` does that on a GPU
+machine).  The interpreter is slow: sizes stay small, and the ``small_tiles``
+fixture shrinks the tile constants so that the long-row design (block-max
+filter, candidates, packed torch.topk) runs on rows of a few hundred elements.
 """
 
 import importlib
 import os
 import sys
 
-os.environ["TRITON_INTERPRET"] = "1"
+DEVICE = os.environ.get("AXISOPS_TEST_DEVICE", "cpu")
+if DEVICE == "cpu":
+    os.environ["TRITON_INTERPRET"] = "1"
 
 from importlib.util import find_spec
 
@@ -34,7 +38,7 @@ def _interpreted_kernels():
     modules = []
     for name in ("axisops.kernels.triton.topk", "axisops.kernels.triton.gather"):
         module = importlib.import_module(name)
-        if not getattr(module, "INTERPRETED", True):
+        if DEVICE == "cpu" and not getattr(module, "INTERPRETED", True):
             module = importlib.reload(module)
         modules.append(module)
     return modules
@@ -44,7 +48,34 @@ triton_topk, triton_gather = _interpreted_kernels()
 
 from oracle import assert_same_bits, first_bad_index, ref_gather
 from strategies import INT_DTYPES, arrays, tie_heavy
-from torch_helpers import BF16, to_numpy, to_torch
+from torch_helpers import BF16
+from torch_helpers import to_numpy as _host_numpy
+from torch_helpers import to_torch as _host_torch
+
+if DEVICE != "cpu" and not torch.cuda.is_available():
+    pytest.fail(f"AXISOPS_TEST_DEVICE={DEVICE!r} but torch sees no CUDA device",
+                pytrace=False)
+
+
+def to_torch(a: np.ndarray) -> torch.Tensor:
+    """A tensor copy of ``a`` on the device under test."""
+    return _host_torch(a).to(DEVICE)
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A NumPy copy of a tensor from any device."""
+    return _host_numpy(t.cpu())
+
+
+def on(t: torch.Tensor) -> torch.Tensor:
+    """``t`` (built on the host) moved to the device under test."""
+    return t.to(DEVICE)
+
+
+def x_device() -> torch.device:
+    """The device the tensors under test live on (``cuda`` means ``cuda:0``)."""
+    return on(torch.zeros(0)).device
+
 
 NARROW = [np.dtype(bool), *(d for d in INT_DTYPES if d.itemsize <= 4),
           np.dtype("float16"), np.dtype("float32"), BF16]
@@ -57,6 +88,7 @@ def check_topk(x: np.ndarray, k: int, axis=-1, largest=True, index_dtype=None, t
     want = axisops.topk(x, k, axis=axis, largest=largest, index_dtype=index_dtype,
                         backend="numpy")
     assert isinstance(r.values, torch.Tensor)
+    assert r.values.device == r.indices.device == x_device()
     assert_same_bits(to_numpy(r.values), want.values)
     assert_same_bits(to_numpy(r.indices), want.indices)
 
@@ -71,11 +103,12 @@ def small_tiles(monkeypatch):
     monkeypatch.setattr(triton_topk, "ITERATE_MAX_K", 2)
 
 
-def test_kernels_are_interpreted_and_backend_is_reachable():
-    assert triton_topk.INTERPRETED and triton_topk.interpreting()
-    x = torch.zeros(3)
+def test_kernels_are_built_for_the_device_under_test_and_backend_is_reachable():
+    assert triton_topk.INTERPRETED == (DEVICE == "cpu") == triton_topk.interpreting()
+    x = on(torch.zeros(3))
     assert registry.select(x, "triton").name == "triton"
-    assert registry.select(x).name == "torch"  # the CPU default stays zero-copy
+    # CPU tensors default to the zero-copy torch backend, CUDA tensors to Triton.
+    assert registry.select(x).name == ("torch" if DEVICE == "cpu" else "triton")
 
 
 def test_triton_is_the_default_for_cuda_tensors():
@@ -199,9 +232,9 @@ def test_any_axis_and_strided_input():
 
 
 def test_empty_inputs():
-    r = axisops.topk(torch.zeros(0, 5), 2, backend="triton")
+    r = axisops.topk(on(torch.zeros(0, 5)), 2, backend="triton")
     assert r.values.shape == (0, 2) and r.indices.dtype == torch.int64
-    r = axisops.topk(torch.zeros(4, 0, dtype=torch.int8), 0, backend="triton")
+    r = axisops.topk(on(torch.zeros(4, 0, dtype=torch.int8)), 0, backend="triton")
     assert r.values.shape == (4, 0) and r.values.dtype == torch.int8
 
 
@@ -230,17 +263,17 @@ def test_gather_matches_the_oracle(case):
 
 
 def test_gather_strided_expanded_and_high_rank_inputs():
-    x = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5)
-    idx = torch.tensor([[[4, -1, 0]], [[-5, 2, 2]]])
+    x = on(torch.arange(60, dtype=torch.float32).reshape(3, 4, 5))
+    idx = on(torch.tensor([[[4, -1, 0]], [[-5, 2, 2]]]))
     for view in (x, x.transpose(0, 2).contiguous().transpose(0, 2), x[:1].expand(3, 4, 5)):
-        want = ref_gather(view.numpy(), 2, idx.numpy())
-        assert_same_bits(axisops.gather(view, 2, idx, backend="triton").numpy(), want)
-    wide = torch.arange(2 * 3 * 2 * 3 * 2, dtype=torch.int16).reshape(2, 3, 2, 3, 2)
+        want = ref_gather(to_numpy(view), 2, to_numpy(idx))
+        assert_same_bits(to_numpy(axisops.gather(view, 2, idx, backend="triton")), want)
+    wide = on(torch.arange(2 * 3 * 2 * 3 * 2, dtype=torch.int16).reshape(2, 3, 2, 3, 2))
     odd = wide.permute(4, 2, 0, 3, 1)  # five dimensions that cannot be merged
-    i5 = torch.from_numpy(np.random.default_rng(0).integers(-2, 2, size=(2, 2, 2, 2, 2)))
+    i5 = to_torch(np.random.default_rng(0).integers(-2, 2, size=(2, 2, 2, 2, 2)))
     assert not triton_gather.supports(odd, _gspec(odd, 2, i5))
-    want = ref_gather(odd.numpy(), 2, i5.numpy())
-    assert_same_bits(axisops.gather(odd, 2, i5, backend="triton").numpy(), want)
+    want = ref_gather(to_numpy(odd), 2, to_numpy(i5))
+    assert_same_bits(to_numpy(axisops.gather(odd, 2, i5, backend="triton")), want)
 
 
 def _gspec(x, dim, index):
@@ -254,7 +287,7 @@ def test_gather_complex_and_bf16():
     for dtype in (np.dtype("complex64"), np.dtype("complex128"), BF16, np.dtype(bool)):
         x = tie_heavy(dtype, (3, 7), 7, width=None)
         idx = np.array([[6, -7, 3], [0, 0, -1]])
-        out = axisops.gather(to_torch(x), 1, torch.from_numpy(idx), backend="triton")
+        out = axisops.gather(to_torch(x), 1, to_torch(idx), backend="triton")
         assert_same_bits(to_numpy(out), ref_gather(x, 1, idx))
 
 
@@ -264,11 +297,11 @@ def test_gather_complex_and_bf16():
     ("uint64", [[0, 0], [2**64 - 1, 2**63]]), ("int32", [[3, 4], [4, 3]]),
 ])
 def test_gather_errors_name_the_first_offender(dtype, values):
-    x = torch.arange(8.0).reshape(2, 4)
+    x = on(torch.arange(8.0).reshape(2, 4))
     idx = np.array(values, dtype)
     pos, value = first_bad_index(idx, 4)
     with pytest.raises(axisops.IndexOutOfRangeError) as want:
-        axisops.gather(x.numpy(), 1, idx, backend="numpy")
+        axisops.gather(to_numpy(x), 1, idx, backend="numpy")
     before = x.clone()
     with pytest.raises(axisops.IndexOutOfRangeError,
                        match=rf"^gather\(\): index\[{pos[0]}, {pos[1]}\]={value} ") as got:
@@ -278,18 +311,20 @@ def test_gather_errors_name_the_first_offender(dtype, values):
 
 def test_gather_first_offender_across_blocks(monkeypatch):
     monkeypatch.setattr(triton_gather, "BLOCK", 8)
-    x = torch.arange(10, dtype=torch.int32)
+    x = on(torch.arange(10, dtype=torch.int32))
     idx = torch.zeros(40, dtype=torch.int64)
     idx[[37, 13, 29]] = torch.tensor([10, -11, 99])
+    idx = on(idx)
     with pytest.raises(axisops.IndexOutOfRangeError, match=r"^gather\(\): index\[13\]=-11 "):
         axisops.gather(x, 0, idx, backend="triton")
 
 
 def test_gather_empty_index_and_take_along_axis():
-    out = axisops.gather(torch.arange(5.0), 0, torch.zeros(0, dtype=torch.int64), backend="triton")
-    assert out.shape == (0,) and out.dtype == torch.float32
-    x = torch.tensor([[10, 30, 20]])
-    assert axisops.gather(x.expand(2, 3), 1, torch.tensor([[1], [2]]),
+    out = axisops.gather(on(torch.arange(5.0)), 0, on(torch.zeros(0, dtype=torch.int64)),
+                         backend="triton")
+    assert out.shape == (0,) and out.dtype == torch.float32 and out.device == x_device()
+    x = on(torch.tensor([[10, 30, 20]]))
+    assert axisops.gather(x.expand(2, 3), 1, on(torch.tensor([[1], [2]])),
                           backend="triton").tolist() == [[30], [20]]
 
 
@@ -303,6 +338,29 @@ def test_gather_empty_index_and_take_along_axis():
 ])
 def test_coalesce(shape, strides, dim, want):
     assert triton_gather.coalesce(shape, strides, dim) == want
+
+
+def test_compiled_and_differentiated_calls_equal_eager_ones():
+    # On CPU tensors this runs the default (torch) backend; on CUDA tensors, the Triton kernels.
+    x = to_torch(tie_heavy(np.dtype("float32"), (6, 300), 3, width=None))
+    index = on(torch.tensor([[299, -300, 5, 5]])).expand(6, 4)
+
+    def step(t):
+        top = axisops.topk(t, 5)
+        loss = (top.values.nan_to_num() ** 2).sum() + axisops.gather(t, 1, index).nan_to_num().sum()
+        return loss, top.indices
+
+    compiled = torch.compile(step, backend="aot_eager", fullgraph=True)
+    xe, xc = x.clone().requires_grad_(), x.clone().requires_grad_()
+    (loss_e, idx_e), (loss_c, idx_c) = step(xe), compiled(xc)
+    loss_e.backward()
+    loss_c.backward()
+    want = axisops.topk(to_numpy(x), 5, backend="numpy").indices
+    assert_same_bits(to_numpy(idx_e), want)
+    assert_same_bits(to_numpy(idx_c), want)
+    assert_same_bits(to_numpy(loss_c.detach()), to_numpy(loss_e.detach()))
+    assert xc.grad.device == x_device()
+    assert_same_bits(to_numpy(xc.grad), to_numpy(xe.grad))
 
 
 def test_kernel_modules_are_not_imported_by_discovery():

@@ -40,18 +40,21 @@ def is_bfloat16(dtype: np.dtype) -> bool:
     return dtype.name == "bfloat16" and dtype.type.__module__.startswith("ml_dtypes")
 
 
-_NAMES: dict[np.dtype, str | None] = {}
+#: The memo of :func:`_name`, keyed by the dtype's type number, which is the same
+#: in either byte order (so is the answer) and shared only among types that are
+#: all unsupported (every void, datetime or string type); an int, which
+#: torch.compile's tracer can hash where it cannot hash a dtype (torch 2.11).
+_NAMES: dict[int, str | None] = {}
 
 
 def _name(dtype: np.dtype) -> str | None:
     """The supported type's name (None if unsupported); memoised, as dtype names are slow."""
+    num = dtype.num
     try:
-        return _NAMES[dtype]
+        return _NAMES[num]
     except KeyError:
         pass
-    except TypeError:  # an unhashable dtype-like: look it up without the memo
-        return _lookup(dtype)
-    name = _NAMES[dtype] = _lookup(dtype)
+    name = _NAMES[num] = _lookup(dtype)
     return name
 
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Everything a CUDA machine checks, in one run from the checkout's root (no install needed):
+#   1. benchmarks/gpu.py --profile: exactness on tie-heavy data, timings against torch, and the
+#      kernels of each call;
+#   2. the Triton kernel tests on CUDA tensors (AXISOPS_TEST_DEVICE=cuda), against the NumPy oracle.
+#
+#   bash benchmarks/gpu_check.sh [OUTDIR]      # logs and gpu.json land in OUTDIR (default gpu-check)
+#
+# Both steps run even if the first fails; the exit status is non-zero if either did.
+set -uo pipefail
+out="${1:-gpu-check}"
+mkdir -p "$out"
+py="${PYTHON:-python3}"
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-/tmp/axisops-numba}"
+# The CPU references compile their Numba kernels first, rather than answer by the fallback path.
+export AXISOPS_COMPILE="${AXISOPS_COMPILE:-sync}"
+
+nvidia-smi -L 2>&1 | tee "$out/device.log"
+"$py" - <<'EOF' 2>&1 | tee -a "$out/device.log"
+import importlib
+for name in ("torch", "triton", "numba", "numpy"):
+    try:
+        print(name, importlib.import_module(name).__version__)
+    except Exception as e:  # report and go on: the steps below say what breaks
+        print(name, "NOT IMPORTABLE:", e)
+EOF
+
+status=0
+timeout "${BENCH_SECONDS:-360}" "$py" benchmarks/gpu.py --profile --json "$out/gpu.json" 2>&1 \
+    | tee "$out/bench.log" || status=1
+AXISOPS_TEST_DEVICE=cuda timeout "${TEST_SECONDS:-300}" "$py" -m pytest -q -p no:cacheprovider \
+    -o addopts="" --timeout 150 tests/test_triton_kernels.py 2>&1 | tee "$out/tests.log" || status=1
+echo "gpu_check: exit status $status"
+exit $status
