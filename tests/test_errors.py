@@ -231,3 +231,13 @@ def test_work_deferred_past_the_boundary_captures_its_name_per_thread():
         call_as("gather", validation.check_index_values, np.array([5]),
                 validation.gather_spec(validation.ArrayMeta((3,), np.dtype(int)), 0,
                                        validation.ArrayMeta((1,), np.dtype(int))))
+
+
+@pytest.mark.parametrize("index_dtype", ["int8", "uint8", "int16", "uint16"])
+def test_index_dtype_holds_exactly_up_to_its_maximum(index_dtype):
+    top = int(np.iinfo(index_dtype).max)
+    r = axisops.topk(np.arange(top + 1), 1, index_dtype=index_dtype)  # index `top` fits
+    assert r.indices.dtype == np.dtype(index_dtype) and int(r.indices[0]) == top
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=rf"index_dtype={index_dtype} cannot hold index {top + 1} "):
+        axisops.topk(np.zeros(top + 2), 1, index_dtype=index_dtype)

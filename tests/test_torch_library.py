@@ -8,6 +8,8 @@ graph AOT-traced through the fake implementations).  Inductor was checked by
 hand; its cold compile takes far longer than a test may here.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -60,6 +62,71 @@ def test_public_calls_go_through_the_axisops_operators():
         axisops.take_along_axis(x, torch.tensor([[1]]), axis=1)
     assert {"axisops.topk.default", "axisops.gather.default",
             "axisops.take_along_axis.default"} <= set(seen.names)
+
+
+class PassThrough(torch.overrides.TorchFunctionMode):
+    """A torch function mode that changes nothing."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+def test_unobserved_calls_skip_the_dispatcher_and_observed_ones_do_not(monkeypatch):
+    from axisops.kernels.torch import library
+
+    calls = []
+    for name in ("_TOPK",):
+        real = getattr(library, name)
+        monkeypatch.setattr(library, name, lambda *a, real=real: calls.append(1) or real(*a))
+    real_gather = dict(library._GATHER)
+    monkeypatch.setattr(library, "_GATHER", {
+        op: (lambda *a, f=f: calls.append(1) or f(*a)) for op, f in real_gather.items()})
+    x, index = to_torch(tie_heavy(np.float32, (5, 40), 2, width=None)), torch.tensor([[3, -1]])
+    want_top = axisops.topk(to_numpy(x), 3, backend="numpy")
+    want_gather = axisops.gather(to_numpy(x), 1, index.numpy(), backend="numpy")
+    want_taken = np.take_along_axis(to_numpy(x), np.broadcast_to(index.numpy() % 40, (5, 2)), 1)
+
+    def run():
+        calls.clear()
+        top = axisops.topk(x, 3)
+        picked = axisops.gather(x, 1, index)
+        taken = axisops.take_along_axis(x, index, axis=1)
+        assert_same_bits(to_numpy(top.values.detach()), want_top.values)
+        assert_same_bits(to_numpy(top.indices), want_top.indices)
+        assert_same_bits(to_numpy(picked.detach()), want_gather)
+        assert_same_bits(to_numpy(taken.detach()), want_taken)
+        return len(calls)
+
+    assert run() == 0  # plain eager: the kernels directly, the same bits
+    with torch.no_grad():
+        x.requires_grad_(True)
+        assert run() == 0  # nothing to record
+    assert run() == 3  # autograd records the operators
+    x.requires_grad_(False)
+    with Recorder():
+        assert run() == 3
+    with torch.profiler.profile():
+        assert run() == 3  # profiles name the operators
+    with PassThrough():
+        assert run() == 3
+
+
+def test_unobserved_sees_every_observer():
+    from axisops.kernels.torch.library import unobserved
+
+    x = torch.zeros(3)
+    assert unobserved(x)
+    assert not unobserved(torch.nn.Parameter(torch.zeros(3), requires_grad=False))  # a subclass
+    with torch.enable_grad():
+        assert not unobserved(torch.zeros(3, requires_grad=True))
+        assert unobserved(torch.zeros(3, requires_grad=True), grad_possible=False)
+    seen = []
+    torch.func.vmap(lambda t: seen.append(unobserved(t)) or t)(torch.zeros(2, 3))
+    with warnings.catch_warnings():  # torch 2.13 deprecates jit.trace; it still exists
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.trace(lambda t: seen.append(unobserved(t)) or t * 1, (x,), check_trace=False)
+    torch.compile(lambda t: seen.append(unobserved(t)) or t + 1, backend="eager")(x)
+    assert seen == [False, False, False]
 
 
 def test_direct_operator_calls_validate_with_the_librarys_errors():

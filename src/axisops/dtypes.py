@@ -20,6 +20,7 @@ __all__ = [
     "is_index_dtype",
     "is_topk_dtype",
     "native",
+    "supported_name",
 ]
 
 _INTEGER_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
@@ -37,18 +38,24 @@ _NUMPY_NAMES = frozenset(n for n in GATHER_DTYPES if n != "bfloat16")
 
 def is_bfloat16(dtype: np.dtype) -> bool:
     """True for ``ml_dtypes.bfloat16`` (checked without importing ml_dtypes)."""
-    return dtype.name == "bfloat16" and dtype.type.__module__.startswith("ml_dtypes")
+    # ml_dtypes' types are of kind "V"; the kind is cheap, dtype.name is not.
+    return (dtype.kind == "V" and dtype.name == "bfloat16"
+            and dtype.type.__module__.startswith("ml_dtypes"))
 
 
-#: The memo of :func:`_name`, keyed by the dtype's type number, which is the same
+#: The memo of :func:`supported_name`, keyed by the dtype's type number, which is the same
 #: in either byte order (so is the answer) and shared only among types that are
 #: all unsupported (every void, datetime or string type); an int, which
 #: torch.compile's tracer can hash where it cannot hash a dtype (torch 2.11).
 _NAMES: dict[int, str | None] = {}
 
 
-def _name(dtype: np.dtype) -> str | None:
-    """The supported type's name (None if unsupported); memoised, as dtype names are slow."""
+def supported_name(dtype: np.dtype) -> str | None:
+    """The supported type's name (None if unsupported); memoised, as dtype names are slow.
+
+    >>> supported_name(np.dtype(">i4")), supported_name(np.dtype("U3"))
+    ('int32', None)
+    """
     num = dtype.num
     try:
         return _NAMES[num]
@@ -68,12 +75,12 @@ def _lookup(dtype: np.dtype) -> str | None:
 
 def is_topk_dtype(dtype: np.dtype) -> bool:
     """True when top-k supports elements of ``dtype`` (any byte order)."""
-    return _name(dtype) in TOPK_DTYPES
+    return supported_name(dtype) in TOPK_DTYPES
 
 
 def is_gather_dtype(dtype: np.dtype) -> bool:
     """True when gather supports elements of ``dtype`` (any byte order)."""
-    return _name(dtype) in GATHER_DTYPES
+    return supported_name(dtype) in GATHER_DTYPES
 
 
 def is_index_dtype(dtype: np.dtype) -> bool:

@@ -189,6 +189,11 @@ def _as_index_dtype(value: Any) -> np.dtype:
     return native(dtype)
 
 
+def _int_max(dtype: np.dtype) -> int:
+    """The largest value of an integer dtype (``np.iinfo(dtype).max``, without its cost)."""
+    return (1 << (8 * dtype.itemsize - (dtype.kind == "i"))) - 1
+
+
 def topk_spec(
     meta: ArrayMeta,
     k: Any,
@@ -214,7 +219,7 @@ def topk_spec(
     big = as_bool("largest", largest)
     srt = as_bool("sorted", sorted)
     idt = _as_index_dtype(index_dtype)
-    if n > 0 and int(np.iinfo(idt).max) < n - 1:
+    if n > 0 and _int_max(idt) < n - 1:
         raise InvalidArgumentError(
             f"index_dtype={idt.name} cannot hold index {n - 1} of axis {ax} "
             f"of size {n} (need an integer type whose maximum is >= {n - 1})"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...dtypes import bfloat16
+from ...dtypes import bfloat16, supported_name
 
 __all__ = ["SIGNED_BY_WIDTH", "numpy_dtype", "signed_view", "torch_dtype"]
 
@@ -60,10 +60,19 @@ def numpy_dtype(dtype: torch.dtype) -> np.dtype | None:
     >>> numpy_dtype(torch.complex32) is None
     True
     """
+    try:
+        return _NUMPY_OF[dtype]
+    except KeyError:
+        pass
     name = _TO_NUMPY.get(dtype)
     if name is None:
         return None
-    return bfloat16() if name == "bfloat16" else np.dtype(name)
+    found = _NUMPY_OF[dtype] = bfloat16() if name == "bfloat16" else np.dtype(name)
+    return found
+
+
+#: numpy_dtype's answers so far (each call would otherwise parse a name).
+_NUMPY_OF: dict[torch.dtype, np.dtype] = {}
 
 
 def torch_dtype(dtype: np.dtype) -> torch.dtype:
@@ -72,7 +81,7 @@ def torch_dtype(dtype: np.dtype) -> torch.dtype:
     >>> torch_dtype(np.dtype("uint32"))
     torch.uint32
     """
-    return _FROM_NUMPY[np.dtype(dtype).name]
+    return _FROM_NUMPY[supported_name(np.dtype(dtype))]
 
 
 def signed_view(t: torch.Tensor) -> torch.Tensor:

@@ -34,7 +34,9 @@ Element types up to 32 bits and sequences shorter than 2**31 qualify (see
 
 from __future__ import annotations
 
+import functools
 import os
+from typing import Any
 
 import torch
 import triton
@@ -229,6 +231,13 @@ def _warps(elements: int) -> int:
     return 8 if elements >= 4096 else 4
 
 
+@functools.cache
+def _format(dtype: torch.dtype, largest: bool) -> dict[str, Any]:
+    """The kernels' element-format constants for ``dtype`` and direction."""
+    kind, width, inf = _FORMATS[dtype]
+    return {"KIND": kind, "WIDTH": width, "INF": inf, "LARGEST": largest}
+
+
 class _Job:
     """One top-k over ``rows`` rows of ``n`` elements: the tensors every pass shares."""
 
@@ -236,8 +245,7 @@ class _Job:
         self.rows, self.n = flat.shape
         self.k = k
         self.bits = signed_view(flat)
-        self.fmt = dict(zip(("KIND", "WIDTH", "INF"), _FORMATS[flat.dtype]))
-        self.fmt["LARGEST"] = largest
+        self.fmt = _format(flat.dtype, largest)
         self.values = torch.empty((self.rows, k), dtype=flat.dtype, device=flat.device)
         self.indices = torch.empty((self.rows, k), dtype=index_dtype, device=flat.device)
 
@@ -335,11 +343,15 @@ def topk(x: torch.Tensor, spec: TopKSpec) -> tuple[torch.Tensor, torch.Tensor]:
         t = torch.tensor([[2.0, 7.0, 7.0, float("nan")]], device="cuda")
         axisops.topk(t, 2).indices          # tensor([[3, 1]], device='cuda:0')
     """
-    moved = x.movedim(spec.axis, -1)
+    last = spec.axis == x.dim() - 1
+    moved = x if last else x.movedim(spec.axis, -1)
     n, k = spec.n, spec.k
     rows = moved.numel() // n if n else 0
-    job = _Job(moved.reshape(rows, n), k, spec.largest, torch_dtype(spec.index_dtype))
+    flat = moved if moved.dim() == 2 else moved.reshape(rows, n)
+    job = _Job(flat, k, spec.largest, torch_dtype(spec.index_dtype))
     job.run()
+    if last and x.dim() == 2:
+        return job.values, job.indices
     shape = (*moved.shape[:-1], k)
     return (
         job.values.reshape(shape).movedim(-1, spec.axis).contiguous(),
