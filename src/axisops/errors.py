@@ -32,6 +32,7 @@ boundary named it (the traceback in the report names the function).
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -96,6 +97,13 @@ def name_error(exc: AxisOpsError, function: str) -> None:
     exc.function = function
 
 
+def _compiling() -> bool:
+    """Whether torch.compile is tracing: the tracer of torch 2.4 cannot follow the
+    thread state below (so the boundary keeps none while it traces)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and torch.compiler.is_compiling()
+
+
 def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Declare a public entry point: errors leaving it name ``function``.
 
@@ -118,6 +126,12 @@ def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         def public(*args: P.args, **kwargs: P.kwargs) -> R:
             if _calls.function is not None:
                 return fn(*args, **kwargs)
+            if _compiling():  # no thread state; the outermost boundary's name still wins
+                try:
+                    return fn(*args, **kwargs)
+                except AxisOpsError as exc:
+                    name_error(exc, function)
+                    raise
             _calls.function = function
             try:
                 return fn(*args, **kwargs)
