@@ -75,6 +75,9 @@ class Result:
     notes: list[str] = field(default_factory=list)
     #: with --profile: (kernel name, device microseconds) of one axisops call, longest first.
     kernels: list[tuple[str, float]] = field(default_factory=list)
+    #: with --profile: the device time of that call (its kernels' sum); the rest of
+    #: ``axisops_s`` is the device waiting for the host.
+    device_s: float | None = None
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -267,6 +270,7 @@ class Runner:
             result.notes.append(f"--profile failed: {e}")
             return
         result.kernels = kernel_times(prof)
+        result.device_s = sum(us for _, us in result.kernels) / 1e6
 
     def sync(self) -> None:
         self.clock.sync()
@@ -328,6 +332,9 @@ def print_row(r: Result) -> None:
           f"axisops {r.axisops_s * 1e3:9.3f} ms  torch {r.torch_s * 1e3:9.3f} ms  "
           f"x{r.speedup_vs_torch:5.2f}  {100 * r.fraction_of_copy_bw:5.1f}% of copy bw  "
           f"[{r.label}]", flush=True)
+    if r.device_s is not None:
+        print(f"        device {r.device_s * 1e3:.3f} ms of the call's {r.axisops_s * 1e3:.3f} "
+              f"(the rest waits for the host):", flush=True)
     for name, us in r.kernels:
         print(f"        {us:10.1f} us  {name}", flush=True)
 

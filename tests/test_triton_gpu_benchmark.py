@@ -98,3 +98,16 @@ def test_tie_heavy_inputs_have_ties_nans_and_both_zeros():
     assert bool(((bits == 0).any()) and bool((bits == -(2**31)).any()))
     top = x.nan_to_num(nan=-1.0).max(1).values
     assert int((x == top[:, None]).sum(1).min()) >= 2  # the maxima are tied
+
+
+def test_a_profiled_row_prints_its_device_time_and_kernels(capsys):
+    bench = _load()
+    r = bench.Result("topk", "MoE", (4, 8), 2, None, "float32", "triton", exact=True,
+                     axisops_s=5e-4, torch_s=1e-3, speedup_vs_torch=2.0,
+                     fraction_of_copy_bw=0.1, kernels=[("_rows_kernel", 392.0)], device_s=3.92e-4)
+    bench.print_row(r)
+    out = capsys.readouterr().out.splitlines()
+    assert "x 2.00" in out[0] and "[MoE]" in out[0]
+    assert out[1].split() == ["device", "0.392", "ms", "of", "the", "call's", "0.500", "(the",
+                              "rest", "waits", "for", "the", "host):"]
+    assert out[2].split() == ["392.0", "us", "_rows_kernel"]
