@@ -183,6 +183,40 @@ def test_block_maxima_selected_by_the_bitonic_row_kernel(monkeypatch, k):
         check_topk(x, k, largest=largest)
 
 
+@pytest.mark.parametrize("shape, k, want", [
+    ((256, 131072), 10, 256),   # both selections fit a row tile: 512 maxima, 2560 candidates
+    ((256, 131072), 16, 256),
+    ((256, 131072), 17, 512),   # k > ITERATE_MAX_K: the largest block
+    ((1, 2**28), 10, 1024),     # 2**20 maxima would not fit a tile anyway
+    ((32, 128256), 50, 256),
+    ((8, 40000), 3, 1024),      # 3 * 1024 candidates fit already
+    ((8, 5000), 80, None),      # 5000 // 640 < MIN_BLOCK: pack every key
+])
+def test_block_size_lets_both_selections_fit_a_row_tile_when_it_can(shape, k, want):
+    job = triton_topk._Job(torch.zeros(shape[0], 1).expand(shape[0], shape[1]), k, True,
+                           torch.int64)
+    assert job.block_size() == want
+
+
+def test_small_k_long_rows_select_in_row_tiles_without_torch_topk(monkeypatch):
+    # ROW_TILE 32, k 2: B 32 would leave 64 candidates; B 16 gives 32 maxima and 32
+    # candidates, each selection one row-tile pass (so torch.topk must not run).
+    for name, value in (("ROW_TILE", 32), ("SCAN_TILE", 32), ("MIN_BLOCK", 2),
+                        ("MAX_BLOCK", 32), ("ITERATE_MAX_K", 2)):
+        monkeypatch.setattr(triton_topk, name, value)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("torch.topk ran")
+
+    monkeypatch.setattr(triton_topk.torch, "topk", refuse)
+    x = tie_heavy(np.dtype("float32"), (3, 512), 4, width=4)
+    job = triton_topk._Job(to_torch(x), 2, True, torch.int64)
+    assert job.block_size() == 16
+    for largest in (True, False):
+        for k in (1, 2):
+            check_topk(x, k, largest=largest)
+
+
 @settings(max_examples=40)
 @given(x=arrays(dtypes=NARROW, max_side=40, max_dims=2), data=st.data())
 def test_matches_the_numpy_backend_on_small_tiles(x, data):

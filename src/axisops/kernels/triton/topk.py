@@ -227,6 +227,10 @@ def _pow2_at_least(v: int) -> int:
     return 1 << max(0, (v - 1).bit_length())
 
 
+def _pow2_at_most(v: int) -> int:
+    return 1 << (v.bit_length() - 1)
+
+
 def _warps(elements: int) -> int:
     return 8 if elements >= 4096 else 4
 
@@ -292,11 +296,24 @@ class _Job:
         return top
 
     def block_size(self) -> int | None:
-        """B for the block-max filter (k * B <= n / 8), or None when it cannot shrink."""
+        """B for the block-max filter (k * B <= n / 8), or None when it cannot shrink.
+
+        The largest power of two up to MAX_BLOCK; but for k <= ITERATE_MAX_K, a
+        smaller B when that lets both selections fit one row tile each (n / B
+        block maxima, then k * B candidates), so that neither goes through
+        ``torch.topk`` on packed keys: a 64-bit radix select of many launches,
+        which was 115 of the 189 us of device time of a (256, 131072) k=10 call
+        on an H200, where rounds of max over a 4096-element tile take ~15 us.
+        """
         limit = self.n // (8 * self.k)
         if limit < MIN_BLOCK:
             return None
-        return min(MAX_BLOCK, 1 << (limit.bit_length() - 1))
+        b = min(MAX_BLOCK, _pow2_at_most(limit))
+        if self.k <= ITERATE_MAX_K and self.k * b > ROW_TILE:
+            fit = _pow2_at_most(ROW_TILE // self.k)
+            if fit >= MIN_BLOCK and triton.cdiv(self.n, fit) <= ROW_TILE:
+                b = fit
+        return b
 
     def long_rows(self) -> None:
         b = self.block_size()
