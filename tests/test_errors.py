@@ -241,3 +241,14 @@ def test_index_dtype_holds_exactly_up_to_its_maximum(index_dtype):
     with pytest.raises(axisops.InvalidArgumentError,
                        match=rf"index_dtype={index_dtype} cannot hold index {top + 1} "):
         axisops.topk(np.zeros(top + 2), 1, index_dtype=index_dtype)
+
+
+def test_the_boundary_needs_nothing_from_an_old_torch(monkeypatch):
+    import sys
+    import types
+
+    old = types.ModuleType("torch")  # a torch without torch.compiler (before 2.0)
+    monkeypatch.setitem(sys.modules, "torch", old)
+    assert axisops.topk(np.array([1, 3, 2]), 1).indices.tolist() == [1]
+    with pytest.raises(axisops.InvalidArgumentError, match=r"^topk\(\): k=4 is out of range"):
+        axisops.topk(np.array([1, 3, 2]), 4)

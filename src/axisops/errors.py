@@ -100,8 +100,11 @@ def name_error(exc: AxisOpsError, function: str) -> None:
 def _compiling() -> bool:
     """Whether torch.compile is tracing: the tracer of torch 2.4 cannot follow the
     thread state below (so the boundary keeps none while it traces)."""
+    # getattr: a torch too old to have torch.compiler.is_compiling must not break
+    # programs that never give axisops a tensor.
     torch = sys.modules.get("torch")
-    return torch is not None and torch.compiler.is_compiling()
+    is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    return is_compiling is not None and is_compiling()
 
 
 def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
