@@ -111,3 +111,19 @@ def test_a_profiled_row_prints_its_device_time_and_kernels(capsys):
     assert out[1].split() == ["device", "0.392", "ms", "of", "the", "call's", "0.500", "(the",
                               "rest", "waits", "for", "the", "host):"]
     assert out[2].split() == ["392.0", "us", "_rows_kernel"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None,
+                    reason="Triton ships Linux wheels only")
+def test_the_host_time_script_runs_its_calls_in_the_interpreter():
+    script = ROOT / "benchmarks" / "gpu_host.py"
+    run = subprocess.run([sys.executable, str(script), "--interpret", "--calls", "1", "--top", "3"],
+                         capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = [line for line in run.stdout.splitlines() if "us/call" in line]
+    assert [line.split("  host")[0].strip() for line in lines] == [
+        "empty Triton kernel", "gather (64, 64) by (64, 8)", "topk (256, 64) k=2",
+        "topk (4, 8192) k=10"]
+    assert all(float(line.split()[line.split().index("host") + 1]) > 0 for line in lines)
+    assert run.stdout.count("cProfile of 1 calls") == 3
+    assert run.stdout.count("function calls") == 3  # one pstats table per axisops call
