@@ -252,3 +252,15 @@ def test_the_boundary_needs_nothing_from_an_old_torch(monkeypatch):
     assert axisops.topk(np.array([1, 3, 2]), 1).indices.tolist() == [1]
     with pytest.raises(axisops.InvalidArgumentError, match=r"^topk\(\): k=4 is out of range"):
         axisops.topk(np.array([1, 3, 2]), 4)
+
+
+def test_the_boundary_keeps_its_thread_state_while_another_thread_compiles(monkeypatch):
+    # torch 2.13 reports is_compiling() in every thread during any thread's compile
+    # session; an eager call here must still know which public function it is in.
+    torch = pytest.importorskip("torch")
+    from axisops.errors import boundary, current_function
+
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    seen = []
+    boundary("peek")(lambda: seen.append(current_function()))()
+    assert seen == ["peek"]

@@ -112,6 +112,18 @@ def test_unobserved_calls_skip_the_dispatcher_and_observed_ones_do_not(monkeypat
         assert run() == 3
 
 
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.uint8, torch.uint16, torch.uint32,
+                                         torch.uint64])
+def test_index_dtypes_are_the_same_with_and_without_the_operator(index_dtype):
+    x = to_torch(tie_heavy(np.float32, (3, 200), 5, width=None))
+    direct = axisops.topk(x, 4, index_dtype=index_dtype)
+    through = axisops.topk(x.clone().requires_grad_(), 4, index_dtype=index_dtype)
+    assert direct.indices.dtype == through.indices.dtype == index_dtype
+    assert torch.equal(direct.indices.to(torch.int64), through.indices.to(torch.int64))
+    want = axisops.topk(to_numpy(x), 4, backend="numpy").indices
+    assert_same_bits(to_numpy(direct.indices).astype(np.int64), want)
+
+
 def test_unobserved_sees_every_observer():
     from axisops.kernels.torch.library import unobserved
 
@@ -121,6 +133,12 @@ def test_unobserved_sees_every_observer():
     with torch.enable_grad():
         assert not unobserved(torch.zeros(3, requires_grad=True))
         assert unobserved(torch.zeros(3, requires_grad=True), grad_possible=False)
+    with torch.autograd.forward_ad.dual_level():
+        assert not unobserved(x)
+    with torch.autograd.profiler_legacy.profile():
+        assert not unobserved(x)
+    with torch.device("cpu"):  # a torch function mode
+        assert not unobserved(x)
     seen = []
     torch.func.vmap(lambda t: seen.append(unobserved(t)) or t)(torch.zeros(2, 3))
     with warnings.catch_warnings():  # torch 2.13 deprecates jit.trace; it still exists

@@ -188,6 +188,9 @@ def test_block_maxima_selected_by_the_bitonic_row_kernel(monkeypatch, k):
     ((256, 131072), 16, 256),
     ((256, 131072), 17, 512),   # k > ITERATE_MAX_K: the largest block
     ((1, 2**28), 10, 1024),     # 2**20 maxima would not fit a tile anyway
+    ((1, 200000), 10, 256),     # one row: 782 maxima, 2560 candidates
+    ((4, 2**20 + 256), 10, 1024),  # 4097 maxima of 256: one too many
+    ((4, 2**20), 4, 1024),      # k <= 4: 4 * 1024 candidates fit already
     ((32, 128256), 50, 256),
     ((8, 40000), 3, 1024),      # 3 * 1024 candidates fit already
     ((8, 5000), 80, None),      # 5000 // 640 < MIN_BLOCK: pack every key

@@ -98,13 +98,19 @@ def name_error(exc: AxisOpsError, function: str) -> None:
 
 
 def _compiling() -> bool:
-    """Whether torch.compile is tracing: the tracer of torch 2.4 cannot follow the
-    thread state below (so the boundary keeps none while it traces)."""
-    # getattr: a torch too old to have torch.compiler.is_compiling must not break
-    # programs that never give axisops a tensor.
+    """Whether torch.compile's Dynamo is tracing this code: the tracer of torch 2.4
+    cannot follow the thread state below (so the boundary keeps none while it
+    traces).  ``is_dynamo_compiling``, not ``is_compiling``: the latter stays true
+    in every thread while any thread compiles (torch 2.13), and eager calls on other
+    threads must keep their thread state."""
     torch = sys.modules.get("torch")
-    is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    return is_compiling is not None and is_compiling()
+    check = getattr(getattr(torch, "compiler", None), "is_dynamo_compiling", None)
+    if check is None:  # a torch without it (or still importing) traces nothing here
+        return False
+    try:
+        return bool(check())
+    except Exception:  # a torch half-imported by another thread
+        return False
 
 
 def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:

@@ -31,10 +31,12 @@ a public function, which validated first, the public function's name wins.
 
 A public call that nothing could observe (see :func:`unobserved`: no autograd
 to record, no ``torch.compile``, ``torch.jit`` trace, ``torch.func``
-transform, dispatch or function mode, profiler, or tensor subclass) skips the
-dispatcher and the second validation and runs the operator's kernels
-directly: the same kernels and results, less host time per call (on a GPU the
-host time is most of a mid-sized call).
+transform, forward-mode AD, dispatch or function mode, profiler, or tensor
+subclass) skips the dispatcher and the second validation and runs the
+operator's kernels directly: the same kernels and results, less host time per
+call (on a GPU the host time is most of a mid-sized call).  Kernels a user
+registers for the operators themselves therefore run only for observed calls
+and direct ``torch.ops.axisops`` calls.
 
 >>> import torch
 >>> v, i = torch.ops.axisops.topk(torch.tensor([1.0, 3.0, 3.0]), 2, -1, True, True)
@@ -208,8 +210,10 @@ def unobserved(x: Tensor, grad_possible: bool = True) -> bool:
     That is: plain tensors, no gradient to record for ``x`` (when
     ``grad_possible``), and nothing that watches or rewrites operator calls:
     ``torch.compile`` or ``torch.export`` tracing, a ``torch.jit`` trace, a
-    ``torch.func`` transform (vmap, grad), a ``TorchDispatchMode`` or
-    ``TorchFunctionMode``, or the profiler (whose traces then name the operator).
+    ``torch.func`` transform (vmap, grad), forward-mode AD, a
+    ``TorchDispatchMode`` or ``TorchFunctionMode`` (``torch.device`` as a context
+    manager is one), or any profiler (whose traces then name the operator).
+    Kernels a user registers for ``axisops::*`` run only through the operators.
     """
     if torch.compiler.is_compiling() or type(x) is not Tensor:
         return False
@@ -221,7 +225,8 @@ def unobserved(x: Tensor, grad_possible: bool = True) -> bool:
         and c._len_torch_function_stack() == 0
         and not c._are_functorch_transforms_active()
         and c._get_tracing_state() is None
-        and not torch.autograd.profiler._is_profiler_enabled
+        and not c._autograd._profiler_enabled()
+        and torch.autograd.forward_ad._current_level < 0
     )
 
 
@@ -229,7 +234,8 @@ def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor,
     """``(values, indices)`` for a validated spec, through ``axisops::topk``.
 
     Indices come out of the operator as int64 and are cast to the spec's
-    index dtype afterwards (a pass over the ``k``-sized result only).
+    index dtype afterwards (a pass over the ``k``-sized result only); an
+    unobserved call's kernels give the spec's index dtype directly.
     """
     if unobserved(x):
         values, indices = _runner(x, backend).run_topk(x, spec)
@@ -240,7 +246,9 @@ def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor,
         from .dtypes import torch_dtype
         from .ops import as_index_dtype
 
-        indices = as_index_dtype(indices, torch_dtype(spec.index_dtype))
+        target = torch_dtype(spec.index_dtype)
+        if indices.dtype != target:
+            indices = as_index_dtype(indices, target)
     return values, indices
 
 
