@@ -203,7 +203,8 @@ def test_block_size_lets_both_selections_fit_a_row_tile_when_it_can(shape, k, wa
 
 def test_small_k_long_rows_select_in_row_tiles_without_torch_topk(monkeypatch):
     # ROW_TILE 32, k 2: B 32 would leave 64 candidates; B 16 gives 32 maxima and 32
-    # candidates, each selection one row-tile pass (so torch.topk must not run).
+    # candidates, both selected by the fused kernel in one launch (so neither torch.topk
+    # nor the separate candidates and row kernels may run).
     for name, value in (("ROW_TILE", 32), ("SCAN_TILE", 32), ("MIN_BLOCK", 2),
                         ("MAX_BLOCK", 32), ("ITERATE_MAX_K", 2)):
         monkeypatch.setattr(triton_topk, name, value)
@@ -212,6 +213,8 @@ def test_small_k_long_rows_select_in_row_tiles_without_torch_topk(monkeypatch):
         raise AssertionError("torch.topk ran")
 
     monkeypatch.setattr(triton_topk.torch, "topk", refuse)
+    monkeypatch.setattr(triton_topk, "_candidates_kernel", None)  # the fused kernel selects
+    monkeypatch.setattr(triton_topk, "_rows_kernel", None)
     x = tie_heavy(np.dtype("float32"), (3, 512), 4, width=4)
     job = triton_topk._Job(to_torch(x), 2, True, torch.int64)
     assert job.block_size() == 16
