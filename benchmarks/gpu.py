@@ -265,15 +265,12 @@ class Runner:
         try:
             with profiler.profile(activities=[profiler.ProfilerActivity.CUDA]) as prof:
                 call()
-                self.sync()
+                self.clock.sync()
         except RuntimeError as e:  # no CUPTI, say: the timings above stand without it
             result.notes.append(f"--profile failed: {e}")
             return
         result.kernels = kernel_times(prof)
         result.device_s = sum(us for _, us in result.kernels) / 1e6
-
-    def sync(self) -> None:
-        self.clock.sync()
 
     def backend_name(self) -> str:
         probe = self.torch.zeros(1, device=self.device)

@@ -135,20 +135,18 @@ def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         def public(*args: P.args, **kwargs: P.kwargs) -> R:
             if _calls.function is not None:
                 return fn(*args, **kwargs)
-            if _compiling():  # no thread state; the outermost boundary's name still wins
-                try:
-                    return fn(*args, **kwargs)
-                except AxisOpsError as exc:
-                    name_error(exc, function)
-                    raise
-            _calls.function = function
+            # While Dynamo traces, no thread state (the outermost name still wins).
+            keeps_state = not _compiling()
+            if keeps_state:
+                _calls.function = function
             try:
                 return fn(*args, **kwargs)
             except AxisOpsError as exc:
                 name_error(exc, function)
                 raise
             finally:
-                _calls.function = None
+                if keeps_state:
+                    _calls.function = None
 
         return public
 

@@ -342,9 +342,14 @@ class _Job:
         b = min(MAX_BLOCK, _pow2_at_most(limit))
         if self.k <= ITERATE_MAX_K and self.k * b > ROW_TILE:
             fit = _pow2_at_most(ROW_TILE // self.k)
-            if fit >= MIN_BLOCK and triton.cdiv(self.n, fit) <= ROW_TILE:
+            if fit >= MIN_BLOCK and self.selections_fit(fit):
                 b = fit
         return b
+
+    def selections_fit(self, b: int) -> bool:
+        """Whether, with blocks of ``b``, the block maxima and the candidates each fit
+        one row tile."""
+        return triton.cdiv(self.n, b) <= ROW_TILE and self.k * b <= ROW_TILE
 
     def long_rows(self) -> None:
         b = self.block_size()
@@ -359,7 +364,7 @@ class _Job:
             *self.x_args(), tiles, bmax, nb, **self.fmt, B=b, PER=tile // b,
             num_warps=_warps(tile),
         )
-        if self.k <= ITERATE_MAX_K and nb <= ROW_TILE and self.k * b <= ROW_TILE:
+        if self.k <= ITERATE_MAX_K and self.selections_fit(b):
             # Two launches in all: each costs the host more than these selections cost
             # the device (about 25 us a launch through Triton 3.6's launcher, on an H200).
             _fused_select_kernel[(self.rows,)](
