@@ -2,11 +2,12 @@
 # Everything a CUDA machine checks, in one run from the checkout's root (no install needed):
 #   1. benchmarks/gpu.py --profile: exactness on tie-heavy data, timings against torch, and the
 #      kernels of each call;
-#   2. the Triton kernel tests on CUDA tensors (AXISOPS_TEST_DEVICE=cuda), against the NumPy oracle.
+#   2. benchmarks/gpu_variants.py: the top-k routes for k > 16 and gather's two paths, side by side;
+#   3. the Triton kernel tests on CUDA tensors (AXISOPS_TEST_DEVICE=cuda), against the NumPy oracle.
 #
 #   bash benchmarks/gpu_check.sh [OUTDIR]      # logs and gpu.json land in OUTDIR (default gpu-check)
 #
-# Both steps run even if the first fails; the exit status is non-zero if either did.
+# Every step runs even if an earlier one fails; the exit status is non-zero if any did.
 set -uo pipefail
 out="${1:-gpu-check}"
 mkdir -p "$out"
@@ -29,6 +30,8 @@ EOF
 status=0
 timeout "${BENCH_SECONDS:-360}" "$py" benchmarks/gpu.py --profile --json "$out/gpu.json" 2>&1 \
     | tee "$out/bench.log" || status=1
+timeout "${VARIANTS_SECONDS:-180}" "$py" benchmarks/gpu_variants.py --json "$out/variants.json" 2>&1 \
+    | tee "$out/variants.log" || status=1
 AXISOPS_TEST_DEVICE=cuda timeout "${TEST_SECONDS:-300}" "$py" -m pytest -q -p no:cacheprovider \
     -o addopts="" --timeout 150 tests/test_triton_kernels.py 2>&1 | tee "$out/tests.log" || status=1
 echo "gpu_check: exit status $status"

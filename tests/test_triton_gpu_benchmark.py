@@ -127,3 +127,19 @@ def test_the_host_time_script_runs_its_calls_in_the_interpreter():
     assert all(float(line.split()[line.split().index("host") + 1]) > 0 for line in lines)
     assert run.stdout.count("cProfile of 1 calls") == 3
     assert run.stdout.count("function calls") == 3  # one pstats table per axisops call
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None,
+                    reason="Triton ships Linux wheels only")
+def test_variants_script_interpret_run_is_exact(tmp_path):
+    # benchmarks/gpu_variants.py: every route and gather path, on tiny cases in the interpreter.
+    out = tmp_path / "variants.json"
+    script = ROOT / "benchmarks" / "gpu_variants.py"
+    run = subprocess.run([sys.executable, str(script), "--interpret", "--json", str(out)],
+                         capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    assert {r["variant"] for r in rows} == {"fused-bitonic", "fused-iterate", "separate",
+                                            "backend=triton", "backend=torch"}
+    assert all(r["exact"] and r["ms"] > 0 for r in rows)
+    assert "all exact: True" in run.stdout

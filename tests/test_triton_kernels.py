@@ -171,14 +171,21 @@ def test_long_row_design_on_small_tiles(dtype, k):
         check_topk(x, k, largest=largest)
 
 
+def _refuse(*args, **kwargs):
+    raise AssertionError("this path must not run here")
+
+
 @pytest.mark.parametrize("k", [3, 4])
 def test_block_maxima_selected_by_the_bitonic_row_kernel(monkeypatch, k):
-    # n = 200, B = 8: 25 block maxima fit one row tile of 32 and k > 2 rounds: tl.topk on
-    # packed keys; then 8k candidates, again through the row kernel.
+    # n = 512, B = 16: 32 block maxima fit one row tile of 32 and k > 2 rounds: tl.topk on
+    # packed keys in the row kernel; the 16k candidates do not fit, so the fused kernel
+    # cannot take the call (B = 8 would leave 64 maxima).
     for name, value in (("ROW_TILE", 32), ("SCAN_TILE", 32), ("MIN_BLOCK", 2),
-                        ("MAX_BLOCK", 8), ("ITERATE_MAX_K", 2)):
+                        ("MAX_BLOCK", 16), ("ITERATE_MAX_K", 2)):
         monkeypatch.setattr(triton_topk, name, value)
-    x = tie_heavy(np.dtype("uint16"), (2, 200), k, width=4)
+    monkeypatch.setattr(triton_topk, "_fused_select_kernel", None)
+    x = tie_heavy(np.dtype("uint16"), (2, 512), k, width=4)
+    assert triton_topk._Job(to_torch(x), k, True, torch.int64).block_size() == 16
     for largest in (True, False):
         check_topk(x, k, largest=largest)
 
@@ -186,12 +193,16 @@ def test_block_maxima_selected_by_the_bitonic_row_kernel(monkeypatch, k):
 @pytest.mark.parametrize("shape, k, want", [
     ((256, 131072), 10, 256),   # both selections fit a row tile: 512 maxima, 2560 candidates
     ((256, 131072), 16, 256),
-    ((256, 131072), 17, 512),   # k > ITERATE_MAX_K: the largest block
+    ((256, 131072), 17, 128),   # k > ITERATE_MAX_K: 1024 maxima, 2176 candidates (tl.topk)
+    ((256, 131072), 100, 32),   # 4096 maxima, 3200 candidates
+    ((256, 131072), 128, 32),   # K_P * B = 4096: the largest k the fused kernel takes here
+    ((256, 131072), 129, 64),   # 16 would fit but is below MIN_BLOCK: the largest block
     ((1, 2**28), 10, 1024),     # 2**20 maxima would not fit a tile anyway
     ((1, 200000), 10, 256),     # one row: 782 maxima, 2560 candidates
     ((4, 2**20 + 256), 10, 1024),  # 4097 maxima of 256: one too many
     ((4, 2**20), 4, 1024),      # k <= 4: 4 * 1024 candidates fit already
-    ((32, 128256), 50, 256),
+    ((32, 128256), 50, 64),     # 2004 maxima, 3200 candidates
+    ((32, 300000), 50, 512),    # 4688 maxima of 64 would not fit: the largest block
     ((8, 40000), 3, 1024),      # 3 * 1024 candidates fit already
     ((8, 5000), 80, None),      # 5000 // 640 < MIN_BLOCK: pack every key
 ])
@@ -201,26 +212,29 @@ def test_block_size_lets_both_selections_fit_a_row_tile_when_it_can(shape, k, wa
     assert job.block_size() == want
 
 
-def test_small_k_long_rows_select_in_row_tiles_without_torch_topk(monkeypatch):
-    # ROW_TILE 32, k 2: B 32 would leave 64 candidates; B 16 gives 32 maxima and 32
-    # candidates, both selected by the fused kernel in one launch (so neither torch.topk
-    # nor the separate candidates and row kernels may run).
+@pytest.mark.parametrize("n, blocks", [
+    (512, {1: 32, 2: 16}),  # k <= ITERATE_MAX_K: rounds of max in the fused kernel
+    (256, {3: 8, 4: 8}),    # larger k: tl.topk over the maxima, then over the candidate tile
+])
+def test_long_rows_select_in_row_tiles_without_torch_topk(monkeypatch, n, blocks):
+    # ROW_TILE 32: the block maxima and the k * B candidates each fit one tile, so the
+    # fused kernel selects both in one launch (neither torch.topk nor the separate
+    # candidates and row kernels may run). For n = 512, k = 2, B 32 would leave 64
+    # candidates; B 16 gives 32 maxima and 32 candidates.
     for name, value in (("ROW_TILE", 32), ("SCAN_TILE", 32), ("MIN_BLOCK", 2),
                         ("MAX_BLOCK", 32), ("ITERATE_MAX_K", 2)):
         monkeypatch.setattr(triton_topk, name, value)
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("torch.topk ran")
-
-    monkeypatch.setattr(triton_topk.torch, "topk", refuse)
-    monkeypatch.setattr(triton_topk, "_candidates_kernel", None)  # the fused kernel selects
+    monkeypatch.setattr(triton_topk.torch, "topk", _refuse)
+    monkeypatch.setattr(triton_topk, "_candidates_kernel", None)
     monkeypatch.setattr(triton_topk, "_rows_kernel", None)
-    x = tie_heavy(np.dtype("float32"), (3, 512), 4, width=4)
-    job = triton_topk._Job(to_torch(x), 2, True, torch.int64)
-    assert job.block_size() == 16
-    for largest in (True, False):
-        for k in (1, 2):
-            check_topk(x, k, largest=largest)
+    tied = tie_heavy(np.dtype("float32"), (3, n), 4, width=4)
+    # Distinct values: the top k mostly lie in k different blocks, so every chosen block counts.
+    distinct = np.random.default_rng(n).permutation(3 * n).reshape(3, n).astype(np.float32)
+    for k, block in blocks.items():
+        assert triton_topk._Job(to_torch(tied), k, True, torch.int64).block_size() == block
+        for x in (tied, distinct):
+            for largest in (True, False):
+                check_topk(x, k, largest=largest)
 
 
 @settings(max_examples=40)

@@ -181,7 +181,8 @@ def check_index(index: torch.Tensor, spec: GatherSpec) -> torch.Tensor:
     if wide.numel() == 0:
         return wide
     low = 0 if wrapped else -n
-    if wide.min().item() < low or wide.max().item() > n - 1:
+    least, most = torch.stack(torch.aminmax(wide)).tolist()  # one read-back, not two
+    if least < low or most > n - 1:
         _report_first_bad(wide, (wide < low) | (wide > n - 1), wrapped, spec)
     return torch.where(wide < 0, wide + n, wide)
 

@@ -24,9 +24,11 @@ Two designs:
   in the k blocks whose maxima are the k largest (an element outside them is
   beaten by k distinct block maxima), so pass 2 selects those k maxima, pass 3
   re-reads just those k blocks (``k * B <= n / 8`` elements), and pass 4 takes
-  the top k of the candidates and emits values and indices.  The small
-  selections on packed keys run per row, or through ``torch.topk`` when
-  longer than a row tile (exact too: packed keys have no ties).
+  the top k of the candidates and emits values and indices.  Where the block
+  maxima and the candidates each fit a row tile, passes 2-4 are one fused
+  kernel per row; otherwise the selections on packed keys run per row, or
+  through ``torch.topk`` when longer than a row tile (exact too: packed keys
+  have no ties).
 
 Element types up to 32 bits and sequences shorter than 2**31 qualify (see
 :func:`supports`); everything else takes the exact torch-ops path.
@@ -198,32 +200,45 @@ def _candidates_kernel(x, n, s_r, s_n, sel, k, cand, KIND: tl.constexpr,
 @triton.jit
 def _fused_select_kernel(bmax, nb, x, n, s_r, s_n, k, vals, idx, KIND: tl.constexpr,
                          WIDTH: tl.constexpr, INF: tl.constexpr, LARGEST: tl.constexpr,
-                         B: tl.constexpr, NB_P: tl.constexpr, K_P: tl.constexpr):
-    """Passes 2-4 for one row in one program (k <= ITERATE_MAX_K, both selections in a tile).
+                         B: tl.constexpr, NB_P: tl.constexpr, K_P: tl.constexpr,
+                         ITERATE: tl.constexpr):
+    """Passes 2-4 for one row in one program (both selections fit a row tile).
 
-    k rounds of max pick the k largest block maxima; their k blocks are loaded as a
-    (K_P, B) tile of packed keys, and k more rounds of max write values and indices.
+    The k largest block maxima (k rounds of max, or ``tl.topk`` for larger k); their
+    k blocks loaded as a (K_P, B) tile of packed keys; its top k (rounds of max, or
+    ``tl.topk`` on the flattened tile), written as values and indices.
     """
     row = tl.program_id(0).to(tl.int64)
     c = tl.arange(0, NB_P).to(tl.int64)
     maxima = tl.load(bmax + row * nb + c, mask=c < nb, other=SENTINEL)
     slot = tl.arange(0, K_P).to(tl.int64)
-    chosen = tl.full([K_P], SENTINEL, tl.int64)
-    for j in range(0, k):
-        best = tl.max(maxima, axis=0)
-        chosen = tl.where(slot == j, best, chosen)
-        maxima = tl.where(maxima == best, SENTINEL, maxima)
+    if ITERATE:
+        chosen = tl.full([K_P], SENTINEL, tl.int64)
+        for j in range(0, k):
+            best = tl.max(maxima, axis=0)
+            chosen = tl.where(slot == j, best, chosen)
+            maxima = tl.where(maxima == best, SENTINEL, maxima)
+    else:
+        chosen = tl.topk(maxima, K_P)
     start = (_unpack_index(chosen) // B) * B
     col = start[:, None] + tl.arange(0, B).to(tl.int64)[None, :]
     live = (slot < k)[:, None] & (col < n)
     raw = tl.load(x + row * s_r + col * s_n, mask=live, other=0)
     cand = tl.where(live, _pack(raw, col, KIND, WIDTH, INF, LARGEST), SENTINEL)
-    for j in range(0, k):
-        best = tl.max(tl.max(cand, axis=1), axis=0)
-        pos = _unpack_index(best)
-        tl.store(vals + row * k + j, tl.load(x + row * s_r + pos * s_n))
-        tl.store(idx + row * k + j, pos.to(idx.dtype.element_ty))
-        cand = tl.where(cand == best, SENTINEL, cand)
+    if ITERATE:
+        for j in range(0, k):
+            best = tl.max(tl.max(cand, axis=1), axis=0)
+            pos = _unpack_index(best)
+            tl.store(vals + row * k + j, tl.load(x + row * s_r + pos * s_n))
+            tl.store(idx + row * k + j, pos.to(idx.dtype.element_ty))
+            cand = tl.where(cand == best, SENTINEL, cand)
+    else:
+        top = tl.topk(tl.reshape(cand, (K_P * B,)), K_P)
+        pos = _unpack_index(top)
+        keep = slot < k
+        v = tl.load(x + row * s_r + pos * s_n, mask=keep, other=0)
+        tl.store(vals + row * k + slot, v, mask=keep)
+        tl.store(idx + row * k + slot, pos.to(idx.dtype.element_ty), mask=keep)
 
 
 @triton.jit
@@ -302,10 +317,13 @@ class _Job:
             top if top is not None else src_bits,
             PACKED_IN=packed_in, EMIT=emit, **self.fmt,
             ROWS=rows_per, BLOCK_N=block_n, K_P=_pow2_at_least(self.k),
-            ITERATE=self.k <= ITERATE_MAX_K or not HAS_TL_TOPK,
-            num_warps=_warps(rows_per * block_n),
+            ITERATE=self.iterate(), num_warps=_warps(rows_per * block_n),
         )
         return top
+
+    def iterate(self) -> bool:
+        """Whether selections take k rounds of max (else ``tl.topk``, a bitonic top-k)."""
+        return self.k <= ITERATE_MAX_K or not HAS_TL_TOPK
 
     def emit(self, top: torch.Tensor) -> None:
         """Values and indices of ``top`` (rows of k packed keys)."""
@@ -329,18 +347,19 @@ class _Job:
     def block_size(self) -> int | None:
         """B for the block-max filter (k * B <= n / 8), or None when it cannot shrink.
 
-        The largest power of two up to MAX_BLOCK; but for k <= ITERATE_MAX_K, a
-        smaller B when that lets both selections fit one row tile each (n / B
-        block maxima, then k * B candidates), so that neither goes through
-        ``torch.topk`` on packed keys: a 64-bit radix select of many launches,
-        which was 115 of the 189 us of device time of a (256, 131072) k=10 call
-        on an H200, where rounds of max over a 4096-element tile take ~15 us.
+        The largest power of two up to MAX_BLOCK; but a smaller B when that lets
+        both selections fit one row tile each (n / B block maxima, then k * B
+        candidates), so that the fused kernel does both in one launch and neither
+        goes through ``torch.topk`` on packed keys: a 64-bit radix select of many
+        launches, which was 115 of the 189 us of device time of a (256, 131072)
+        k=10 call on an H200, where rounds of max over a 4096-element tile take
+        ~15 us.
         """
         limit = self.n // (8 * self.k)
         if limit < MIN_BLOCK:
             return None
         b = min(MAX_BLOCK, _pow2_at_most(limit))
-        if self.k <= ITERATE_MAX_K and self.k * b > ROW_TILE:
+        if self.k * b > ROW_TILE:
             fit = _pow2_at_most(ROW_TILE // self.k)
             if fit >= MIN_BLOCK and self.selections_fit(fit):
                 b = fit
@@ -364,13 +383,14 @@ class _Job:
             *self.x_args(), tiles, bmax, nb, **self.fmt, B=b, PER=tile // b,
             num_warps=_warps(tile),
         )
-        if self.k <= ITERATE_MAX_K and self.selections_fit(b):
+        if self.selections_fit(b):
             # Two launches in all: each costs the host more than these selections cost
             # the device (about 25 us a launch through Triton 3.6's launcher, on an H200).
+            k_p = _pow2_at_least(self.k)
             _fused_select_kernel[(self.rows,)](
                 bmax, nb, *self.x_args(), self.k, signed_view(self.values),
                 signed_view(self.indices), **self.fmt, B=b, NB_P=_pow2_at_least(nb),
-                K_P=_pow2_at_least(self.k), num_warps=_warps(max(nb, self.k * b)),
+                K_P=k_p, ITERATE=self.iterate(), num_warps=_warps(max(nb, k_p * b)),
             )
             return
         sel = self.select_packed(bmax, emit=False)
