@@ -181,7 +181,7 @@ def check_index(index: torch.Tensor, spec: GatherSpec) -> torch.Tensor:
     if wide.numel() == 0:
         return wide
     low = 0 if wrapped else -n
-    least, most = torch.stack(torch.aminmax(wide)).tolist()  # one read-back, not two
+    least, most = torch.stack((wide.min(), wide.max())).tolist()  # one read-back, not two
     if least < low or most > n - 1:
         _report_first_bad(wide, (wide < low) | (wide > n - 1), wrapped, spec)
     return torch.where(wide < 0, wide + n, wide)
