@@ -32,6 +32,8 @@ X = {"n": "i64", "s_r": "i64", "s_n": "i64"}
 ROWS = {"src": "*i64", "rows": "i32", "n": "i32", "s_r": "i64", "s_n": "i64", "x": "*i32",
         "x_r": "i64", "x_n": "i64", "k": "i32", "vals": "*i32", "idx": "*i16", "top_out": "*i64",
         "PACKED_IN": C, "EMIT": C, **FMT_SIG, "ROWS": C, "BLOCK_N": C, "K_P": C, "ITERATE": C}
+FUSED = {"bmax": "*i64", "nb": "i64", "x": "*i16", **X, "k": "i32", "vals": "*i16",
+         "idx": "*i64", **FMT_SIG, "B": C, "NB_P": C, "K_P": C, "ITERATE": C}
 CASES = [
     (T._rows_kernel, dict(ROWS, src="*i32"), dict(PACKED_IN=False, EMIT=True, **FMT, ROWS=1,
                                                  BLOCK_N=256, K_P=8, ITERATE=True)),
@@ -41,9 +43,10 @@ CASES = [
                            **FMT_SIG, "B": C, "PER": C}, dict(FMT, WIDTH=16, B=64, PER=4)),
     (T._candidates_kernel, {"x": "*i8", **X, "sel": "*i64", "k": "i32", "cand": "*i64",
                             **FMT_SIG, "B": C}, dict(FMT, KIND=0, WIDTH=8, B=64)),
-    (T._fused_select_kernel, {"bmax": "*i64", "nb": "i64", "x": "*i16", **X, "k": "i32",
-                              "vals": "*i16", "idx": "*i64", **FMT_SIG, "B": C, "NB_P": C,
-                              "K_P": C}, dict(FMT, WIDTH=16, INF=0x7C00, B=256, NB_P=512, K_P=16)),
+    (T._fused_select_kernel, FUSED, dict(FMT, WIDTH=16, INF=0x7C00, B=256, NB_P=512, K_P=16,
+                                         ITERATE=True)),
+    (T._fused_select_kernel, dict(FUSED, x="*i32", vals="*i32"),  # k > 16: tl.topk
+     dict(FMT, B=32, NB_P=4096, K_P=128, ITERATE=False)),
     (T._pack_kernel, {"x": "*i32", **X, "tiles": "i64", "out": "*i64", **FMT_SIG, "TILE": C},
      dict(FMT, LARGEST=False, TILE=256)),
     (T._emit_kernel, {"top": "*i64", "total": "i64", "k": "i32", "x": "*i32", "x_r": "i64",
@@ -68,4 +71,5 @@ def test_every_kernel_compiles_for_sm90():
     assert run.returncode == 0, run.stderr[-3000:]
     names = [line.split()[1] for line in run.stdout.splitlines() if line.startswith("compiled")]
     assert names == ["_rows_kernel", "_rows_kernel", "_block_max_kernel", "_candidates_kernel",
-                     "_fused_select_kernel", "_pack_kernel", "_emit_kernel", "_gather_kernel"]
+                     "_fused_select_kernel", "_fused_select_kernel", "_pack_kernel",
+                     "_emit_kernel", "_gather_kernel"]
