@@ -234,11 +234,8 @@ def _fused_select_kernel(bmax, nb, x, n, s_r, s_n, k, vals, idx, KIND: tl.conste
             cand = tl.where(cand == best, SENTINEL, cand)
     else:
         top = tl.topk(tl.reshape(cand, (K_P * B,)), K_P)
-        pos = _unpack_index(top)
-        keep = slot < k
-        v = tl.load(x + row * s_r + pos * s_n, mask=keep, other=0)
-        tl.store(vals + row * k + slot, v, mask=keep)
-        tl.store(idx + row * k + slot, pos.to(idx.dtype.element_ty), mask=keep)
+        r = row + tl.arange(0, 1).to(tl.int64)
+        _write(top[None, :], r, slot, k, x, s_r, s_n, vals, idx, vals, EMIT=True)
 
 
 @triton.jit
