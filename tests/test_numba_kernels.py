@@ -208,6 +208,93 @@ def test_kth_largest_is_exact_up_to_sorted_k(case):
             assert scan._kth_largest(vals, m, k, scratch, counts) == ordered[k - 1], (m, k)
 
 
+@pytest.mark.parametrize("stride", [1, 3])
+@pytest.mark.parametrize("m", [10_000, 10_000 - 7, 700, 96])
+def test_segment_maxima_keep_each_bands_maxima(stride, m):
+    """With bands, _segment_maxima leaves each band's block maxima (rows g*B .. g*B+B-1
+    of the interleaved layout, the last row partial) and their maximum in bmax: the
+    same bmax as without bands."""
+    from axisops.kernels.numba import scan
+    from axisops.kernels.numba.keys import key_plan
+
+    rng = np.random.default_rng(m)
+    flat = rng.integers(0, 2**32, m * stride + 5, dtype=np.uint64).astype(np.uint32)
+    keys = flat[2:2 + m * stride:stride]  # unsigned keys are the values themselves
+    blocks = m // scan.BLOCK + 64
+    tile = np.empty(m, np.uint32)
+    plain = np.empty(2 * blocks, np.uint32)
+    banded = np.empty(2 * blocks, np.uint32)
+    bands = np.empty(scan._MAX_BANDS * blocks, np.uint32)
+    consts = key_plan(np.dtype(np.uint32), True).consts()
+    nb_rows = scan._segment_maxima(flat, 2, stride, 0, m, *consts, tile, plain, bands,
+                                   scan._ONE_BAND)
+    got_blocks, rows = scan._segment_maxima(flat, 2, stride, 0, m, *consts, tile, banded,
+                                            bands, scan.BAND_ROWS)
+    assert nb_rows == (got_blocks, rows)
+    padded = np.zeros(got_blocks * rows, np.uint32)
+    padded[:m] = keys
+    grid = padded.reshape(rows, got_blocks)  # block j holds elements r * blocks + j
+    nb = -(-rows // scan.BAND_ROWS)
+    assert nb > 1
+    for g in range(nb):
+        want = grid[g * scan.BAND_ROWS:(g + 1) * scan.BAND_ROWS].max(axis=0)
+        np.testing.assert_array_equal(bands[g * got_blocks:(g + 1) * got_blocks], want)
+    np.testing.assert_array_equal(banded[:got_blocks], grid.max(axis=0))
+    np.testing.assert_array_equal(plain[:got_blocks], grid.max(axis=0))
+
+
+@pytest.mark.parametrize("pattern", ["random", "ties", "constant", "ascending"])
+@pytest.mark.parametrize("k", [24, 100, 250])
+def test_scan_candidates_are_the_same_with_and_without_bands(pattern, k):
+    """scan_sequence with bands (each band's qualifying blocks its own) keeps the same
+    k best as with one band, on random rows and on ties that fill and compact the
+    candidate buffer (the bound then rises inside a band)."""
+    from axisops.kernels.numba import scan
+    from axisops.kernels.numba.keys import key_plan
+
+    n, seg = 10_000, 32_768
+    rng = np.random.default_rng(k)
+    row = {"random": rng.permutation(n), "ties": rng.integers(0, 5, n),
+           "constant": np.full(n, 7), "ascending": np.arange(n)}[pattern].astype(np.uint32)
+    blocks = n // scan.BLOCK + 64
+    consts = key_plan(np.dtype(np.uint32), True).consts()
+    best = {}
+    for band_rows in (scan._ONE_BAND, scan.BAND_ROWS):
+        cap = max(2 * k, scan.MIN_BUFFER)
+        ckeys, cidx = np.empty(cap, np.uint32), np.empty(cap, np.int64)
+        c = scan.scan_sequence(row, 0, 1, n, k, seg, *consts, np.empty(1, np.uint32),
+                               np.empty(2 * blocks, np.uint32),
+                               np.empty(scan._MAX_BANDS * blocks, np.uint32), band_rows,
+                               np.empty(2 * blocks, np.int64), np.empty(2 * blocks, np.uint32),
+                               np.empty((1 << scan.RADIX_BITS) + 2, np.int64), ckeys, cidx)
+        order = np.lexsort((cidx[:c], -ckeys[:c].astype(np.int64)))[:k]
+        best[band_rows] = cidx[:c][order]
+    want = np.lexsort((np.arange(n), -row.astype(np.int64)))[:k]
+    np.testing.assert_array_equal(best[scan._ONE_BAND], want)
+    np.testing.assert_array_equal(best[scan.BAND_ROWS], want)
+
+
+@pytest.mark.parametrize("m", [1, 2, 33, 110, 400])
+def test_sort_packed_orders_like_sort_best(m):
+    """sort_packed (one sort of packed words) gives the indices sort_best gives after a
+    selection: the tie rule (equal keys, lower index first) included."""
+    from axisops.kernels.numba.select import select_best, sort_best, sort_packed
+
+    rng = np.random.default_rng(m)
+    for dtype, top in ((np.uint8, 3), (np.uint16, 2**16), (np.uint32, 2**32)):
+        keys = rng.integers(0, top, m, dtype=np.uint64).astype(dtype)
+        idx = rng.choice(2**32 - 1, m, replace=False).astype(np.int64)  # distinct
+        idx[0] = 2**32 - 1  # the largest index a word can hold
+        for k in sorted({1, m // 2 + 1, m}):
+            got_k, got_i = keys.copy(), idx.copy()
+            sort_packed(got_k, got_i, m, k, np.empty(m, np.uint64))
+            want_k, want_i = keys.copy(), idx.copy()
+            select_best(want_k, want_i, m, k)
+            sort_best(want_k, want_i, k)
+            np.testing.assert_array_equal(got_i[:k], want_i[:k])
+            np.testing.assert_array_equal(got_k, keys)  # keys are left as they were
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 def test_thread_count_never_changes_the_bits(threads):
     rng = np.random.default_rng(8)

@@ -19,6 +19,12 @@ sequence of several segments starts from such a bound taken over a sample (its
 middle and last segments), so input that rises along it is refused from the
 start.  Sorted, constant or adversarial input therefore stays linear.
 
+Where many blocks are expected to qualify (a large k against the segment), the
+maxima pass also keeps each *band* of ``BAND_ROWS`` rows' block maxima apart, and
+only the bands of a block that reach the bound are read: about a third of its
+elements instead of all.  The k best are sorted as packed 64-bit words (key and
+index in one, :func:`.select.sort_packed`) when they fit.
+
 One sequence too long for one thread is cut into parts, each scanned like a
 sequence of its own (:func:`topk_scan_rows` on the parts), and the parts' best
 are merged by :func:`merge_parts`.
@@ -30,7 +36,15 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, fill_keys, max_keys_into, order_key
-from .select import SORTED_K, insert_word, partition_best, select_best, sort_best, write_row
+from .select import (
+    SORTED_K,
+    insert_word,
+    partition_best,
+    select_best,
+    sort_best,
+    sort_packed,
+    write_row,
+)
 
 __all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT",
            "merge_parts", "topk_scan_rows"]
@@ -65,29 +79,73 @@ def _block_layout(m):
     return blocks, (m + blocks - 1) // blocks
 
 
+#: rows of a segment's layout whose block maxima are also kept apart (a *band*), when k
+#: is at least BAND_MIN_K: the candidates of a block are then looked for only in the
+#: bands of it that reach the bound, usually one of three (each candidate check is a
+#: scalar read of a line the maxima pass left in L2; with k = 100 of 10000 they were
+#: half the row's time) ...
+BAND_ROWS = 6
+#: ... for k from this on (below, the few blocks checked cost less than keeping bands),
+#: in segments where at least one block in BAND_SHARE is expected to qualify (k in a
+#: sequence's first segment, then as many as in the one before): where the bound is
+#: already tight, the bands' upkeep in the maxima pass is all cost (measured: 12-15%
+#: slower on (32, 128000) k=50 and (1, 10M) k=1000 with bands in every segment).
+BAND_MIN_K = 24
+BAND_SHARE = 16
+#: a band_rows that makes one band of any segment.
+_ONE_BAND = 1 << 30
+#: the most bands a segment has: its layout has at most 32 rows (see :func:`_block_layout`).
+_MAX_BANDS = -(-32 // BAND_ROWS)
+
+
 @njit(inline="always")
-def _block_maxima(tile, m, bmax):
-    """Maximum of every (interleaved) block: a vertical max over rows, in SIMD."""
-    blocks, rows = _block_layout(m)
+def _band_count(rows, band_rows):
+    return (rows + band_rows - 1) // band_rows
+
+
+@njit(inline="always")
+def _fold_bands(bands, blocks, nb, bmax):
+    """``bmax[j]``: the maximum over the ``nb`` bands of block j."""
     head = bmax[:blocks]
-    head[:] = tile[:blocks]
-    for r in range(1, rows):
-        row = tile[r * blocks:min((r + 1) * blocks, m)]
-        part = head[:row.shape[0]]
-        for j in range(row.shape[0]):
-            part[j] = max(part[j], row[j])
+    head[:] = bands[:blocks]
+    for g in range(1, nb):
+        band = bands[g * blocks:(g + 1) * blocks]
+        for j in range(blocks):
+            head[j] = max(head[j], band[j])
+
+
+@njit(inline="always")
+def _block_maxima(tile, m, bmax, bands, band_rows, least):
+    """Maximum of every (interleaved) block, a vertical max over rows in SIMD, into
+    ``bmax``; with more than one band, each band's too, into ``bands``."""
+    blocks, rows = _block_layout(m)
+    nb = _band_count(rows, band_rows)
+    for g in range(nb):
+        head = bmax[:blocks] if nb == 1 else bands[g * blocks:(g + 1) * blocks]
+        head[:] = least
+        for r in range(g * band_rows, min(rows, (g + 1) * band_rows)):
+            row = tile[r * blocks:min((r + 1) * blocks, m)]
+            part = head[:row.shape[0]]
+            for j in range(row.shape[0]):
+                part[j] = max(part[j], row[j])
+    if nb > 1:
+        _fold_bands(bands, blocks, nb, bmax)
     return blocks, rows
 
 
 @njit(inline="always")
-def _source_maxima(src, m, kind, sign, absmask, nanbound, ones, flip, bmax):
+def _source_maxima(src, m, kind, sign, absmask, nanbound, ones, flip, bmax, bands, band_rows):
     """:func:`_block_maxima` of the keys of ``src[:m]`` (unit stride), without a tile."""
     blocks, rows = _block_layout(m)
-    head = bmax[:blocks]
-    head[:] = cast_like(0, sign)  # the least key
-    for r in range(rows):
-        row = src[r * blocks:min((r + 1) * blocks, m)]
-        max_keys_into(row, row.shape[0], head, kind, sign, absmask, nanbound, ones, flip)
+    nb = _band_count(rows, band_rows)
+    for g in range(nb):
+        head = bmax[:blocks] if nb == 1 else bands[g * blocks:(g + 1) * blocks]
+        head[:] = cast_like(0, sign)  # the least key
+        for r in range(g * band_rows, min(rows, (g + 1) * band_rows)):
+            row = src[r * blocks:min((r + 1) * blocks, m)]
+            max_keys_into(row, row.shape[0], head, kind, sign, absmask, nanbound, ones, flip)
+    if nb > 1:
+        _fold_bands(bands, blocks, nb, bmax)
     return blocks, rows
 
 
@@ -212,8 +270,9 @@ def _kth_largest(vals, m, k, scratch, counts):
 
 @njit
 def _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask, nanbound, ones, flip,
-                    tile, bmax):
-    """Block maxima of the segment ``s0 .. s0+m-1`` into ``bmax``; returns (blocks, rows).
+                    tile, bmax, bands, band_rows):
+    """Block maxima of the segment ``s0 .. s0+m-1`` into ``bmax`` (and, with more than
+    one band of ``band_rows`` rows, each band's into ``bands``); returns (blocks, rows).
 
     At unit stride they come straight from the input; at other strides through the
     key ``tile``, which the scan then reads its candidates' keys from.  Called, not
@@ -223,19 +282,22 @@ def _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask, nanbound, on
     if stride == 1:
         start = base + s0
         return _source_maxima(flat[start:start + m], m, kind, sign, absmask, nanbound, ones,
-                              flip, bmax)
+                              flip, bmax, bands, band_rows)
     fill_keys(flat, base, stride, s0, m, tile, kind, sign, absmask, nanbound, ones, flip)
-    return _block_maxima(tile, m, bmax)
+    return _block_maxima(tile, m, bmax, bands, band_rows, cast_like(0, sign))
 
 
 @njit(inline="always")
 def _qualifying(bmax, blocks, lo, hits):
-    """Blocks whose maximum reaches ``lo``, into ``hits``; returns their count."""
+    """Blocks whose maximum reaches ``lo``, into ``hits``; returns their count.
+
+    Branch-free (every j is written, and kept by advancing past it): on random rows
+    about one block in five qualifies, and the branch's mispredictions made this
+    pass cost a third of the maxima pass (k = 100 of 10000)."""
     h = 0
     for j in range(blocks):
-        if bmax[j] >= lo:
-            hits[h] = j
-            h += 1
+        hits[h] = j
+        h += bmax[j] >= lo
     return h
 
 
@@ -263,15 +325,15 @@ def _worst_key(ckeys, k):
 
 @njit(nogil=True, cache=True)
 def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, ones, flip,
-                  tile, bmax, hits, scratch, counts, ckeys, cidx):
+                  tile, bmax, bands, band_rows, hits, scratch, counts, ckeys, cidx):
     """Candidates for the k best keys of the ``n`` elements of one sequence.
 
     Returns how many (key, index) pairs are in ``ckeys``/``cidx``: at least
     ``min(k, n)``, and among them the k best.  Qualifying blocks are read row by
-    row, so candidates arrive in increasing index order and a key equal to the
-    worst kept one can be refused.
+    row (a band of ``band_rows`` rows at a time, each band's qualifying blocks
+    its own), so candidates arrive in increasing index order and a key equal to
+    the worst kept one can be refused.
     """
-    cap = ckeys.shape[0]
     c = 0
     unit = stride == 1
     parts = (n + seg - 1) // seg
@@ -282,11 +344,16 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
     # by side in bmax) for a first bound; steps 0.. scan the segments.  One loop, one
     # call site each for the maxima and the k-th largest.
     sampled = 0
+    expect = k  # blocks expected to qualify in the next segment: then as many as last time
     for it in range(-2 if parts >= SAMPLE_MIN_SEGMENTS else 0, parts):
         s0 = it * step if it >= 0 else (parts // 2 if it == -2 else parts - 1) * step
         m = min(step, n - s0)
+        seg_rows = _ONE_BAND
+        if it >= 0 and BAND_SHARE * expect >= _block_layout(m)[0]:
+            seg_rows = band_rows
         blocks, rows = _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask,
-                                       nanbound, ones, flip, tile, bmax[sampled:])
+                                       nanbound, ones, flip, tile, bmax[sampled:], bands,
+                                       seg_rows)
         if it < 0:
             sampled += blocks
             if it == -2:
@@ -306,50 +373,82 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
                 h = _qualifying(bmax, blocks, lo, hits)
         if it < 0:
             continue
-        r, t0 = 0, 0
-        while r < rows:
-            first = r * blocks
-            rose = False
-            for t in range(t0, h):
-                j = hits[t]
-                i = first + j
-                if i >= m:
-                    break
-                if unit:
-                    key = order_key(flat[base + s0 + i], kind, sign, absmask, nanbound, ones,
-                                    flip)
-                else:
-                    key = tile[i]
-                if key < lo:
-                    continue
-                ckeys[c] = key
-                cidx[c] = s0 + i
-                c += 1
-                if c == cap:
-                    partition_best(ckeys, cidx, c, k)
-                    c = k
-                    worst = _worst_key(ckeys, k)
-                    if worst == ones:
-                        return c
-                    nxt = cast_like(worst + cast_like(1, sign), sign)
-                    if nxt > lo:
-                        # The bound rose: drop the blocks that no longer reach it, and go on
-                        # after block j of this row (tie-heavy input would otherwise visit
-                        # every element).
-                        lo = nxt
-                        h = _qualifying(bmax, blocks, lo, hits)
-                        t0 = _after(hits, h, j)
-                        rose = True
-                        break
-            if not rose:
-                r, t0 = r + 1, 0
+        expect = h
+        nb = _band_count(rows, seg_rows)
+        for g in range(nb):
+            band = bmax[:blocks] if nb == 1 else bands[g * blocks:(g + 1) * blocks]
+            if nb > 1:
+                h = _qualifying(band, blocks, lo, hits)
+            c, lo, done = _scan_band(flat, base + s0, s0, m, blocks, g * seg_rows,
+                                     min(rows, (g + 1) * seg_rows), unit, k, kind, sign,
+                                     absmask, nanbound, ones, flip, tile, band, hits, h, lo,
+                                     ckeys, cidx, c)
+            if done:
+                return c
     return c
 
 
 @njit(inline="always")
-def _finish(ckeys, cidx, c, k, do_sort):
+def _scan_band(flat, start, s0, m, blocks, r, r_end, unit, k, kind, sign, absmask, nanbound,
+               ones, flip, tile, band, hits, h, lo, ckeys, cidx, c):
+    """Candidates from rows ``r .. r_end-1`` of a segment (elements from ``flat[start]``,
+    or keys in ``tile``), in the ``h`` blocks ``hits`` whose maximum in ``band`` reached
+    ``lo``; returns (c, lo, done): done when the k best are all the largest key."""
+    cap = ckeys.shape[0]
+    t0 = 0
+    while r < r_end:
+        first = r * blocks
+        rose = False
+        for t in range(t0, h):
+            j = hits[t]
+            i = first + j
+            if i >= m:
+                break
+            if unit:
+                key = order_key(flat[start + i], kind, sign, absmask, nanbound, ones, flip)
+            else:
+                key = tile[i]
+            if key < lo:
+                continue
+            ckeys[c] = key
+            cidx[c] = s0 + i
+            c += 1
+            if c == cap:
+                partition_best(ckeys, cidx, c, k)
+                c = k
+                worst = _worst_key(ckeys, k)
+                if worst == ones:
+                    return c, lo, True
+                nxt = cast_like(worst + cast_like(1, sign), sign)
+                if nxt > lo:
+                    # The bound rose: drop the blocks that no longer reach it, and go on
+                    # after block j of this row (tie-heavy input would otherwise visit
+                    # every element).
+                    lo = nxt
+                    h = _qualifying(band, blocks, lo, hits)
+                    t0 = _after(hits, h, j)
+                    rose = True
+                    break
+        if not rose:
+            r, t0 = r + 1, 0
+    return c, lo, False
+
+
+@njit(inline="always")
+def _packable(flat, n):
+    """Whether keys and indices of a sequence of ``n`` fit one 64-bit word (see
+    :func:`.select.pack`)."""
+    return flat.itemsize <= 4 and n <= 0xFFFFFFFF
+
+
+@njit(inline="always")
+def _finish(ckeys, cidx, c, k, do_sort, words):
     """The k best of ``c`` candidates to the front; sorted best first if ``do_sort``
-    (introsort: O(k log k) on any input)."""
+    (one sort of all c packed words when ``words`` holds c, else an introsort of
+    the k selected pairs: O(c log c) on any input)."""
+    if do_sort and k > SORTED_K and words.shape[0] >= c:
+        sort_packed(ckeys, cidx, c, k, words)
+        return
     select_best(ckeys, cidx, c, k)
     if do_sort and k > SORTED_K:  # below, select_best left them sorted
         sort_best(ckeys, cidx, k)
@@ -364,18 +463,22 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
     blocks = longest // BLOCK + 64
     tile = np.empty(1 if stride == 1 else longest, flat.dtype)
     bmax = np.empty(2 * blocks, flat.dtype)  # twice: the first bound's two segments
+    band_rows = BAND_ROWS if k >= BAND_MIN_K else _ONE_BAND
+    bands = np.empty(_MAX_BANDS * blocks if k >= BAND_MIN_K else 1, flat.dtype)
     hits = np.empty(2 * blocks, np.int64)
     scratch = np.empty(2 * blocks, flat.dtype)  # >= SORTED_K + (2 * blocks) // GROUP
     counts = np.empty((1 << RADIX_BITS) + 2, np.int64)
     ckeys = np.empty(cap, flat.dtype)
     cidx = np.empty(cap, np.int64)
+    words = np.empty(cap if _packable(flat, n) else 0, np.uint64)
     for q in range(q0, q1):
         base = offs[q]
         c = scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, ones,
-                          flip, tile, bmax, hits, scratch, counts, ckeys, cidx)
+                          flip, tile, bmax, bands, band_rows, hits, scratch, counts, ckeys,
+                          cidx)
         if c < k:
             raise RuntimeError("axisops internal error: scan kept fewer than k candidates")
-        _finish(ckeys, cidx, c, k, do_sort)
+        _finish(ckeys, cidx, c, k, do_sort, words)
         write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)
 
 
@@ -391,5 +494,6 @@ def merge_parts(flat, base, stride, cidx, k, do_sort, q, inner, kind, sign, absm
     for j in range(m):
         ckeys[j] = order_key(flat[base + cidx[j] * stride], kind, sign, absmask, nanbound,
                              ones, flip)
-    _finish(ckeys, cidx, m, k, do_sort)
+    words = np.empty(m if _packable(flat, flat.shape[0]) else 0, np.uint64)  # indices < size
+    _finish(ckeys, cidx, m, k, do_sort, words)
     write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)

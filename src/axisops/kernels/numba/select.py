@@ -26,6 +26,7 @@ __all__ = [
     "partition_best",
     "select_best",
     "sort_best",
+    "sort_packed",
     "unpack_index",
     "write_one",
     "write_row",
@@ -233,22 +234,45 @@ def sort_best(keys, idx, m):
     """Sort ``keys[:m]``/``idx[:m]`` best first (introsort)."""
     if m < 2:
         return
-    stack = [(0, m - 1, 2 * (64 - _leading_zeros(m)))]
-    while stack:
-        lo, hi, depth = stack.pop()
+    # Each pushed range is the larger side, so at most log2(m) <= 64 are pending.
+    stack = np.empty((64, 3), np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, m - 1, 2 * (64 - _leading_zeros(m))
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi, depth = stack[top, 0], stack[top, 1], stack[top, 2]
         while hi - lo > _INSERTION and depth > 0:
             depth -= 1
             j, i = _partition(keys, idx, lo, hi)
             if j - lo < hi - i:
-                stack.append((i, hi, depth))
+                stack[top, 0], stack[top, 1], stack[top, 2] = i, hi, depth
                 hi = j
             else:
-                stack.append((lo, j, depth))
+                stack[top, 0], stack[top, 1], stack[top, 2] = lo, j, depth
                 lo = i
+            top += 1
         if hi - lo > _INSERTION:
             _heapsort(keys, idx, lo, hi)
         else:
             _insertion(keys, idx, lo, hi)
+
+
+@njit(inline="always")
+def sort_packed(keys, idx, m, k, words):
+    """``idx[:k]``: the indices of the k best of ``keys[:m]``/``idx[:m]``, best first,
+    for keys of at most 32 bits and indices below 2**32 (``keys`` is left as it was).
+
+    The m pairs are packed (:func:`pack`) into ``words`` and sorted as plain
+    integers, all of them: with m at most a few times k, one sort of words costs
+    less than a selection and then an introsort of pairs (m = 110, k = 100: 1.5 us
+    against 3.5-4.5 us, measured on one core).
+    """
+    for j in range(m):
+        words[j] = pack(keys[j], idx[j])
+    head = words[:m]
+    head.sort()
+    for j in range(k):
+        idx[j] = unpack_index(head[m - 1 - j])
 
 
 @njit(inline="always")
