@@ -302,6 +302,18 @@ def _qualifying(bmax, blocks, lo, hits):
 
 
 @njit(inline="always")
+def _qualifying_among(bmax, among, lo, hits):
+    """The blocks of ``among`` whose maximum in ``bmax`` reaches ``lo``, into ``hits``
+    (branch-free, like :func:`_qualifying`); returns their count."""
+    h = 0
+    for t in range(among.shape[0]):
+        j = among[t]
+        hits[h] = j
+        h += bmax[j] >= lo
+    return h
+
+
+@njit(inline="always")
 def _after(hits, h, j):
     """The first position in the ascending ``hits[:h]`` whose block is after ``j``."""
     lo, hi = 0, h
@@ -375,14 +387,24 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
             continue
         expect = h
         nb = _band_count(rows, seg_rows)
+        if nb == 1:
+            c, lo, done = _scan_band(flat, base + s0, s0, m, blocks, 0, rows, unit, k, kind,
+                                     sign, absmask, nanbound, ones, flip, tile, bmax[:blocks],
+                                     hits, h, lo, ckeys, cidx, c)
+            if done:
+                return c
+            continue
+        # A band's qualifying blocks are among the segment's (the bound only rises), so
+        # they are picked from those h, not from every block again.
+        among = hits[:h]
+        band_hits = hits[blocks:]
         for g in range(nb):
-            band = bmax[:blocks] if nb == 1 else bands[g * blocks:(g + 1) * blocks]
-            if nb > 1:
-                h = _qualifying(band, blocks, lo, hits)
+            band = bands[g * blocks:(g + 1) * blocks]
+            hb = _qualifying_among(band, among, lo, band_hits)
             c, lo, done = _scan_band(flat, base + s0, s0, m, blocks, g * seg_rows,
                                      min(rows, (g + 1) * seg_rows), unit, k, kind, sign,
-                                     absmask, nanbound, ones, flip, tile, band, hits, h, lo,
-                                     ckeys, cidx, c)
+                                     absmask, nanbound, ones, flip, tile, band, band_hits, hb,
+                                     lo, ckeys, cidx, c)
             if done:
                 return c
     return c
