@@ -295,6 +295,44 @@ def test_sort_packed_orders_like_sort_best(m):
             np.testing.assert_array_equal(got_k, keys)  # keys are left as they were
 
 
+def test_columns_cut_the_axis_across_threads_only_for_few_panels_and_small_k():
+    """With fewer full panels than threads, the columns strategy becomes "column-split"
+    (each thread walks every column over part of the axis) for k up to
+    COLUMN_SPLIT_MAX_K and an axis of COLUMN_SPLIT_MIN or more; and its result is the
+    oracle's, sorted and not, with ties across the cut."""
+    from axisops.kernels.layout import sequences
+
+    old = axisops.get_num_threads()
+    try:
+        axisops.set_num_threads(2)
+        x = np.zeros((10_000, 1_000), np.float32)
+        seqs = sequences(x, 0)
+        assert drv.choose_strategy(seqs, drv.COLUMN_SPLIT_MAX_K) == "column-split"
+        assert drv.choose_strategy(seqs, drv.COLUMN_SPLIT_MAX_K + 1) == "columns"
+        assert drv.choose_strategy(sequences(np.zeros((10_000, 3_000), np.float32), 0),
+                                   5) == "columns"  # three panels for two threads
+        assert drv.choose_strategy(sequences(x[:drv.COLUMN_SPLIT_MIN - 1], 0), 5) == "columns"
+        axisops.set_num_threads(1)
+        assert drv.choose_strategy(seqs, 5) == "columns"
+        axisops.set_num_threads(3)
+        rng = np.random.default_rng(5)
+        x = rng.integers(0, 3, (999, 40)).astype(np.float32)  # ties across the cut
+        x[::7, 3] = np.nan
+        for k in (1, 4, 10, 33):
+            for sorted_ in (True, False):
+                values, indices = drv.topk(x, _spec(x, k, 0, True, sorted_),
+                                           strategy="column-split")
+                want = _reference(x, k, 0, True)
+                if sorted_:
+                    assert_same_bits(values, want.values)
+                    np.testing.assert_array_equal(indices, want.indices)
+                else:
+                    np.testing.assert_array_equal(np.sort(indices, 0),
+                                                  np.sort(want.indices, 0))
+    finally:
+        axisops.set_num_threads(old)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 def test_thread_count_never_changes_the_bits(threads):
     rng = np.random.default_rng(8)

@@ -7,7 +7,13 @@ at a time the maximum key of every column comes straight from the input (one
 vectorised pass over contiguous row slices); a column whose maximum cannot
 enter costs one comparison, and only the others have their keys computed.
 Before the walk, each column takes a first bound from a sample of its rows, so
-a column that rises along the axis does not insert every element.
+a column that rises along the axis does not insert every element.  Inside a
+group of rows, each ``SUB_ROWS`` rows' maxima are kept too, and a column that can
+enter reads only the sub-groups that can.
+
+With fewer panels than threads, the driver cuts the axis instead: each thread
+walks every column over its part of the rows, and :func:`merge_columns` merges
+each sequence's parts.
 """
 
 from __future__ import annotations
@@ -16,12 +22,24 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, max_keys_into, order_key
-from .select import SORTED_K, insert_best, partition_best, select_best, sort_best, write_row
+from .select import (
+    SORTED_K,
+    insert_best,
+    out_place,
+    partition_best,
+    select_best,
+    sort_best,
+    write_row,
+)
 
-__all__ = ["MIN_BUFFER", "topk_columns"]
+__all__ = ["MIN_BUFFER", "merge_columns", "topk_columns"]
 
 #: the smallest candidate buffer of a column (k > SORTED_K only): see the scan's.
 MIN_BUFFER = 32
+#: rows of a column whose maximum is kept apart inside each group of ``rows``: a column
+#: whose group maximum can enter has only the sub-groups that can enter read (on
+#: random columns usually one of four), not every row of the group.
+SUB_ROWS = 4
 #: columns take a sampled first bound (:func:`_sampled_bounds`) when the axis is at
 #: least this many times the 2k sampled rows: the sample then costs at most 1/8 of a read.
 SAMPLE_MIN_FACTOR = 8
@@ -83,22 +101,51 @@ def _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbou
 
 
 @njit(inline="always")
-def _columns_insert(flat, base, stride, r0, h, width, top, lo, ckeys, cidx, cnt, k, kind,
-                    sign, absmask, nanbound, ones, flip):
+def _group_maxima(flat, base, stride, r0, h, width, sub, top, kind, sign, absmask, nanbound,
+                  ones, flip):
+    """``sub[s, c]``: the maximum key of column c over rows ``r0 + s * SUB_ROWS`` (and the
+    next SUB_ROWS - 1) of the group of ``h`` rows from ``r0``; ``top[c]``: over the group.
+    Vectorised over contiguous row slices."""
+    zero = cast_like(0, sign)
+    groups = (h + SUB_ROWS - 1) // SUB_ROWS
+    for s in range(groups):
+        part = sub[s, :width]
+        part[:] = zero
+        for r in range(s * SUB_ROWS, min(h, (s + 1) * SUB_ROWS)):
+            start = base + (r0 + r) * stride
+            max_keys_into(flat[start:start + width], width, part, kind, sign, absmask,
+                          nanbound, ones, flip)
+    top[:] = sub[0, :width]
+    for s in range(1, groups):
+        part = sub[s, :width]
+        for c in range(width):
+            top[c] = max(top[c], part[c])
+    return groups
+
+
+@njit(inline="always")
+def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, ckeys, cidx, cnt,
+                    k, kind, sign, absmask, nanbound, ones, flip):
     """Small k: each column keeps its k best sorted (insertion), so its bound is exact;
-    keys below ``lo`` (the sampled bound) are refused before that."""
+    keys below ``lo`` (the sampled bound) are refused before that.  Only the sub-groups
+    whose maximum beats the column's k-th best so far are read (an equal key comes
+    later, so it loses the tie)."""
     for c in range(width):
         if top[c] < lo[c] or (cnt[c] == k and top[c] <= ckeys[c, k - 1]):
             continue  # nothing in these rows beats the column's k-th best
         tk, ti = ckeys[c], cidx[c]
         count = cnt[c]
         floor = lo[c]
-        for r in range(h):
-            i = r0 + r
-            key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound, ones,
-                            flip)
-            if key >= floor:
-                count = insert_best(tk, ti, count, k, key, i)
+        for s in range(groups):
+            best = sub[s, c]
+            if best < floor or (count == k and best <= tk[k - 1]):
+                continue
+            for r in range(s * SUB_ROWS, min(h, (s + 1) * SUB_ROWS)):
+                i = r0 + r
+                key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound,
+                                ones, flip)
+                if key >= floor:
+                    count = insert_best(tk, ti, count, k, key, i)
         cnt[c] = count
 
 
@@ -121,6 +168,7 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
     lo = np.empty(panel, flat.dtype)
     closed = np.zeros(panel, np.bool_)
     least = np.empty(panel, flat.dtype)
+    sub = np.empty(((rows + SUB_ROWS - 1) // SUB_ROWS, panel), flat.dtype)
     zero = cast_like(0, sign)
     per_outer = (inner + panel - 1) // panel
     for t in range(t0, t1):
@@ -136,24 +184,24 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
         top = colmax[:width]
         for r0 in range(0, n, rows):
             h = min(rows, n - r0)
-            top[:] = zero
-            for r in range(h):
-                start = base + (r0 + r) * stride
-                max_keys_into(flat[start:start + width], width, top, kind, sign, absmask,
-                              nanbound, ones, flip)
+            groups = _group_maxima(flat, base, stride, r0, h, width, sub, top, kind, sign,
+                                   absmask, nanbound, ones, flip)
             if k <= SORTED_K:
-                _columns_insert(flat, base, stride, r0, h, width, top, lo, ckeys, cidx, cnt,
-                                k, kind, sign, absmask, nanbound, ones, flip)
+                _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, ckeys,
+                                cidx, cnt, k, kind, sign, absmask, nanbound, ones, flip)
                 continue
             for c in range(width):
                 if top[c] < lo[c] or closed[c]:
                     continue
-                for r in range(h):
-                    i = r0 + r
-                    key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound,
-                                    ones, flip)
-                    if key >= lo[c] and not closed[c]:
-                        _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign)
+                for s in range(groups):
+                    if sub[s, c] < lo[c]:
+                        continue
+                    for r in range(s * SUB_ROWS, min(h, (s + 1) * SUB_ROWS)):
+                        i = r0 + r
+                        key = order_key(flat[base + i * stride + c], kind, sign, absmask,
+                                        nanbound, ones, flip)
+                        if key >= lo[c] and not closed[c]:
+                            _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign)
         for c in range(width):
             row_k, row_i = ckeys[c], cidx[c]
             if cnt[c] < k:
@@ -163,3 +211,27 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
                 sort_best(row_k, row_i, k)
             q = o * inner + c0 + c
             write_row(flat, offs[q], stride, row_i, k, q, inner, out_vals, out_idx)
+
+
+@njit(nogil=True, cache=True)
+def merge_columns(flat, offs, stride, cidx, k, q0, q1, inner, do_sort, kind, sign, absmask,
+                  nanbound, ones, flip, out_vals, out_idx):
+    """Sequences ``q0 .. q1-1`` from the candidates of their parts (the axis cut across
+    threads, each part walked by :func:`topk_columns`): ``cidx[o, :, c]`` holds the
+    indices, in the whole sequence, of sequence ``o * inner + c``'s candidates (at
+    least k); their keys are computed again from the input."""
+    m = cidx.shape[1]
+    ckeys = np.empty(m, flat.dtype)
+    row_i = np.empty(m, np.int64)
+    for q in range(q0, q1):
+        o, c = out_place(q, inner)
+        base = offs[q]
+        for j in range(m):
+            i = cidx[o, j, c]
+            row_i[j] = i
+            ckeys[j] = order_key(flat[base + i * stride], kind, sign, absmask, nanbound, ones,
+                                 flip)
+        select_best(ckeys, row_i, m, k)
+        if do_sort and k > SORTED_K:  # below, select_best left them sorted
+            sort_best(ckeys, row_i, k)
+        write_row(flat, base, stride, row_i, k, q, inner, out_vals, out_idx)

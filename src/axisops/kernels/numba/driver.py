@@ -30,7 +30,7 @@ from . import insert as numba_insert
 from . import radix as numba_radix
 from . import scan as numba_scan
 from .cache import dispatchers_in, ensure, install_safe_saves
-from .columns import topk_columns
+from .columns import merge_columns, topk_columns
 from .insert import topk_insert_rows
 from .keys import key_plan
 from .radix import topk_radix_rows
@@ -45,8 +45,10 @@ KERNEL_MODULES = (numba_insert, numba_scan, numba_radix, numba_columns, kg)
 install_safe_saves(dispatchers_in(*KERNEL_MODULES))
 
 #: every strategy :func:`topk` takes; "split" is the scan of a few long sequences, each
-#: cut across threads (what "scan" becomes when there are fewer sequences than threads).
-STRATEGIES = ("insert", "scan", "radix", "columns", "split")
+#: cut across threads (what "scan" becomes when there are fewer sequences than threads),
+#: and "column-split" the columns with the axis cut across threads (what "columns"
+#: becomes when there are fewer panels than threads).
+STRATEGIES = ("insert", "scan", "radix", "columns", "split", "column-split")
 
 #: below this many elements a call runs on one thread: handing work to the pool costs
 #: about 20 us, the time to scan 32K elements.
@@ -56,6 +58,18 @@ PARALLEL_MIN = 1 << 15
 SPLIT_MIN = 1 << 17
 #: rows of a column panel whose maxima are taken before any column is looked at.
 COLUMN_ROWS = 16
+#: the most columns in one panel (one thread walks them together).
+COLUMN_PANEL = 1024
+#: with fewer panels than threads, the axis is cut across threads (each part walks every
+#: column) when it is at least this long, rather than the panels narrowed: a thread's
+#: cost is per row it visits, nearly whatever the panel's width (measured, (10000, 1000)
+#: axis 0, k=10, one thread: 1000 columns in 14 ms, 500 in 14 ms, so two threads on
+#: half-width panels took 12 ms and two on half the rows take about half of that).
+COLUMN_SPLIT_MIN = 256
+#: ... and k at most this: each part keeps its own k best, so the insertions grow with
+#: the parts (measured, 2 threads: k = 1 20% faster than narrowed panels, k = 8-10 5-15%,
+#: k = 16 20% slower, k = 32 35% slower; ascending columns, k = 10, 40% faster).
+COLUMN_SPLIT_MAX_K = 10
 #: the columns strategy serves at most this k: beyond, each column's sorted insertion
 #: and compactions cost more than scanning its sequence with a stride (measured).
 COLUMNS_MAX_K = SORTED_K
@@ -73,7 +87,7 @@ def choose_strategy(seqs: Sequences, k: int) -> str:
     """The fastest exact strategy for ``k`` of ``n`` in this layout (measured on 2 cores).
 
     - columns: many unit-stride-apart sequences and a small k (their sorted top-k
-      by insertion);
+      by insertion); "column-split" when they make fewer panels than threads;
     - insert: short sequences;
     - radix: k large against n, where the scan's block bounds cannot filter;
     - scan: everything else ("split" when there are fewer sequences than threads).
@@ -81,7 +95,7 @@ def choose_strategy(seqs: Sequences, k: int) -> str:
     n = seqs.n
     if (seqs.stride != 1 and seqs.inner_unit and seqs.inner >= 16 and k <= COLUMNS_MAX_K
             and 8 * k < n):
-        return "columns"
+        return "column-split" if _column_split(seqs, k) else "columns"
     if n <= INSERT_MAX_N or (n <= INSERT_SMALL_N and k <= INSERT_SMALL_K):
         return "insert"
     if RADIX_FRACTION * k >= n:
@@ -102,7 +116,8 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
     seqs = sequences(x, spec.axis)
     plan = key_plan(spec.out_dtype, spec.largest)
     strategy = strategy or choose_strategy(seqs, spec.k)
-    if strategy == "columns" and not (seqs.inner_unit and seqs.inner > 1 and seqs.stride != 1):
+    if strategy in ("columns", "column-split") and not (
+            seqs.inner_unit and seqs.inner > 1 and seqs.stride != 1):
         strategy = "scan"  # neighbouring sequences are not unit-stride apart
     values = np.empty(spec.out_shape, spec.out_dtype)
     indices = np.empty(spec.out_shape, np.int64)
@@ -171,9 +186,47 @@ def _scan_split(seqs, spec, plan, segment, out_v, out_i, job):
         merge_parts(*merge)
 
 
+def _panels(seqs: Sequences) -> int:
+    return seqs.outer * -(-seqs.inner // min(seqs.inner, COLUMN_PANEL))
+
+
+def _column_split(seqs: Sequences, k: int) -> bool:
+    """Whether the columns cut the axis across threads: fewer full panels than threads,
+    the axis long enough, a small k, and the call big enough for threads at all."""
+    threads = get_num_threads()
+    return (threads > 1 and _panels(seqs) < threads and seqs.n >= COLUMN_SPLIT_MIN
+            and k <= COLUMN_SPLIT_MAX_K and seqs.outer * seqs.inner * seqs.n >= PARALLEL_MIN)
+
+
+def _columns_split(seqs, spec, plan, segment, out_v, out_i, job):
+    """The axis cut into one part per thread, each part walked by :func:`topk_columns`
+    over every column (its k best per column, unsorted), then :func:`merge_columns`
+    merges each sequence's candidates (the sequences shared among threads)."""
+    threads = max(2, get_num_threads())
+    panel = min(seqs.inner, COLUMN_PANEL)
+    count = _panels(seqs)
+    tasks, found = [], []
+    for p0, p1 in split_range(seqs.n, threads):
+        kp = min(spec.k, p1 - p0)
+        values = np.empty((seqs.outer, kp, seqs.inner), plan.utype)
+        where = np.empty((seqs.outer, kp, seqs.inner), np.int64)
+        tasks.append((seqs.flat, seqs.offs + p0 * seqs.stride, seqs.stride, p1 - p0, kp, 0,
+                      count, seqs.inner, panel, COLUMN_ROWS, False, *plan.consts(), values,
+                      where))
+        found.append((p0, where))
+    cidx = np.empty((seqs.outer, sum(w.shape[1] for _, w in found), seqs.inner), np.int64)
+    merges = [(seqs.flat, seqs.offs, seqs.stride, cidx, spec.k, q0, q1, seqs.inner,
+               spec.sorted, *plan.consts(), out_v, out_i)
+              for q0, q1 in split_range(seqs.outer * seqs.inner, threads)]
+    ensure([(topk_columns, tasks[0]), (merge_columns, merges[0])], job)
+    run_parallel(topk_columns, tasks)
+    np.concatenate([where + p0 for p0, where in found], axis=1, out=cidx)
+    run_parallel(merge_columns, merges)
+
+
 def _columns(seqs, spec, plan, segment, out_v, out_i, job):
     threads = get_num_threads()
-    panel = min(seqs.inner, 1024)
+    panel = min(seqs.inner, COLUMN_PANEL)
     if seqs.outer * -(-seqs.inner // panel) < threads:  # cut panels so every thread has one
         panel = max(16, -(-seqs.inner // threads))
     count = seqs.outer * -(-seqs.inner // panel)
@@ -186,7 +239,7 @@ def _columns(seqs, spec, plan, segment, out_v, out_i, job):
 
 
 _RUNNERS = {"insert": _insert, "scan": _scan, "radix": _radix, "columns": _columns,
-            "split": _scan_split}
+            "split": _scan_split, "column-split": _columns_split}
 
 
 def gather_prefetch_distance(x_bytes: int) -> int:

@@ -28,7 +28,7 @@ GATHER_RAW = ("uint8", "uint16", "uint32", "uint64", "complex128")
 #: index types :func:`jobs_for` includes (others compile when first used).
 WARM_INDEX = ("int32", "int64")
 #: relative compile cost of each top-k strategy (measured), so the dearest start first.
-_COST = {"scan": 5, "split": 3, "radix": 2, "insert": 2, "columns": 1}
+_COST = {"scan": 5, "split": 3, "radix": 2, "insert": 2, "columns": 1, "column-split": 1}
 
 
 def _strategies() -> tuple[str, ...]:
@@ -74,7 +74,8 @@ def _call(job: str) -> Any:
     op, first, second = _parse(job)
     if op == "topk":
         strategy, key = first, np.dtype(second)
-        shape, axis = ((40, 20), 0) if strategy == "columns" else ((4, 130), 1)
+        columns = strategy in ("columns", "column-split")
+        shape, axis = ((40, 20), 0) if columns else ((4, 130), 1)
         x = np.arange(np.prod(shape)).reshape(shape).astype(key)
         spec = topk_spec(ArrayMeta(x.shape, x.dtype), 3, axis, True, True, None)
         return lambda: drv.topk(x, spec, strategy=strategy)
