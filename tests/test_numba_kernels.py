@@ -274,27 +274,6 @@ def test_scan_candidates_are_the_same_with_and_without_bands(pattern, k):
     np.testing.assert_array_equal(best[scan.BAND_ROWS], want)
 
 
-@pytest.mark.parametrize("m", [1, 2, 33, 110, 400])
-def test_sort_packed_orders_like_sort_best(m):
-    """sort_packed (one sort of packed words) gives the indices sort_best gives after a
-    selection: the tie rule (equal keys, lower index first) included."""
-    from axisops.kernels.numba.select import select_best, sort_best, sort_packed
-
-    rng = np.random.default_rng(m)
-    for dtype, top in ((np.uint8, 3), (np.uint16, 2**16), (np.uint32, 2**32)):
-        keys = rng.integers(0, top, m, dtype=np.uint64).astype(dtype)
-        idx = rng.choice(2**32 - 1, m, replace=False).astype(np.int64)  # distinct
-        idx[0] = 2**32 - 1  # the largest index a word can hold
-        for k in sorted({1, m // 2 + 1, m}):
-            got_k, got_i = keys.copy(), idx.copy()
-            sort_packed(got_k, got_i, m, k, np.empty(m, np.uint64))
-            want_k, want_i = keys.copy(), idx.copy()
-            select_best(want_k, want_i, m, k)
-            sort_best(want_k, want_i, k)
-            np.testing.assert_array_equal(got_i[:k], want_i[:k])
-            np.testing.assert_array_equal(got_k, keys)  # keys are left as they were
-
-
 def test_columns_cut_the_axis_across_threads_only_for_few_panels_and_small_k():
     """With fewer full panels than threads, the columns strategy becomes "column-split"
     (each thread walks every column over part of the axis) for k up to

@@ -22,8 +22,7 @@ start.  Sorted, constant or adversarial input therefore stays linear.
 Where many blocks are expected to qualify (a large k against the segment), the
 maxima pass also keeps each *band* of ``BAND_ROWS`` rows' block maxima apart, and
 only the bands of a block that reach the bound are read: about a third of its
-elements instead of all.  The k best are sorted as packed 64-bit words (key and
-index in one, :func:`.select.sort_packed`) when they fit.
+elements instead of all.
 
 One sequence too long for one thread is cut into parts, each scanned like a
 sequence of its own (:func:`topk_scan_rows` on the parts), and the parts' best
@@ -42,7 +41,6 @@ from .select import (
     partition_best,
     select_best,
     sort_best,
-    sort_packed,
     write_row,
 )
 
@@ -457,20 +455,9 @@ def _scan_band(flat, start, s0, m, blocks, r, r_end, unit, k, kind, sign, absmas
 
 
 @njit(inline="always")
-def _packable(flat, n):
-    """Whether keys and indices of a sequence of ``n`` fit one 64-bit word (see
-    :func:`.select.pack`)."""
-    return flat.itemsize <= 4 and n <= 0xFFFFFFFF
-
-
-@njit(inline="always")
-def _finish(ckeys, cidx, c, k, do_sort, words):
+def _finish(ckeys, cidx, c, k, do_sort):
     """The k best of ``c`` candidates to the front; sorted best first if ``do_sort``
-    (one sort of all c packed words when ``words`` holds c, else an introsort of
-    the k selected pairs: O(c log c) on any input)."""
-    if do_sort and k > SORTED_K and words.shape[0] >= c:
-        sort_packed(ckeys, cidx, c, k, words)
-        return
+    (introsort: O(k log k) on any input)."""
     select_best(ckeys, cidx, c, k)
     if do_sort and k > SORTED_K:  # below, select_best left them sorted
         sort_best(ckeys, cidx, k)
@@ -492,7 +479,6 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
     counts = np.empty((1 << RADIX_BITS) + 2, np.int64)
     ckeys = np.empty(cap, flat.dtype)
     cidx = np.empty(cap, np.int64)
-    words = np.empty(cap if _packable(flat, n) else 0, np.uint64)
     for q in range(q0, q1):
         base = offs[q]
         c = scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, ones,
@@ -500,7 +486,7 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
                           cidx)
         if c < k:
             raise RuntimeError("axisops internal error: scan kept fewer than k candidates")
-        _finish(ckeys, cidx, c, k, do_sort, words)
+        _finish(ckeys, cidx, c, k, do_sort)
         write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)
 
 
@@ -516,6 +502,5 @@ def merge_parts(flat, base, stride, cidx, k, do_sort, q, inner, kind, sign, absm
     for j in range(m):
         ckeys[j] = order_key(flat[base + cidx[j] * stride], kind, sign, absmask, nanbound,
                              ones, flip)
-    words = np.empty(m if _packable(flat, flat.shape[0]) else 0, np.uint64)  # indices < size
-    _finish(ckeys, cidx, m, k, do_sort, words)
+    _finish(ckeys, cidx, m, k, do_sort)
     write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)

@@ -26,7 +26,6 @@ __all__ = [
     "partition_best",
     "select_best",
     "sort_best",
-    "sort_packed",
     "unpack_index",
     "write_one",
     "write_row",
@@ -255,24 +254,6 @@ def sort_best(keys, idx, m):
             _heapsort(keys, idx, lo, hi)
         else:
             _insertion(keys, idx, lo, hi)
-
-
-@njit(inline="always")
-def sort_packed(keys, idx, m, k, words):
-    """``idx[:k]``: the indices of the k best of ``keys[:m]``/``idx[:m]``, best first,
-    for keys of at most 32 bits and indices below 2**32 (``keys`` is left as it was).
-
-    The m pairs are packed (:func:`pack`) into ``words`` and sorted as plain
-    integers, all of them: with m at most a few times k, one sort of words costs
-    less than a selection and then an introsort of pairs (m = 110, k = 100: 1.5 us
-    against 3.5-4.5 us, measured on one core).
-    """
-    for j in range(m):
-        words[j] = pack(keys[j], idx[j])
-    head = words[:m]
-    head.sort()
-    for j in range(k):
-        idx[j] = unpack_index(head[m - 1 - j])
 
 
 @njit(inline="always")
