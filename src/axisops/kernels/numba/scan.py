@@ -35,14 +35,7 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, fill_keys, max_keys_into, order_key
-from .select import (
-    SORTED_K,
-    insert_word,
-    partition_best,
-    select_best,
-    sort_best,
-    write_row,
-)
+from .select import SORTED_K, insert_word, partition_best, select_best, sort_best, write_row
 
 __all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT",
            "merge_parts", "topk_scan_rows"]
