@@ -226,11 +226,11 @@ def test_segment_maxima_keep_each_bands_maxima(stride, m):
     banded = np.empty(2 * blocks, np.uint32)
     bands = np.empty(scan._MAX_BANDS * blocks, np.uint32)
     consts = key_plan(np.dtype(np.uint32), True).consts()
-    nb_rows = scan._segment_maxima(flat, 2, stride, 0, m, *consts, tile, plain, bands,
-                                   scan._ONE_BAND)
+    plain_layout = scan._segment_maxima(flat, 2, stride, 0, m, *consts, tile, plain, bands,
+                                        scan._ONE_BAND)
     got_blocks, rows = scan._segment_maxima(flat, 2, stride, 0, m, *consts, tile, banded,
                                             bands, scan.BAND_ROWS)
-    assert nb_rows == (got_blocks, rows)
+    assert plain_layout == (got_blocks, rows)
     padded = np.zeros(got_blocks * rows, np.uint32)
     padded[:m] = keys
     grid = padded.reshape(rows, got_blocks)  # block j holds elements r * blocks + j

@@ -226,7 +226,7 @@ def _columns_split(seqs, spec, plan, segment, out_v, out_i, job):
 def _columns(seqs, spec, plan, segment, out_v, out_i, job):
     threads = get_num_threads()
     panel = min(seqs.inner, COLUMN_PANEL)
-    if seqs.outer * -(-seqs.inner // panel) < threads:  # cut panels so every thread has one
+    if _panels(seqs) < threads:  # cut panels so every thread has one
         panel = max(16, -(-seqs.inner // threads))
     count = seqs.outer * -(-seqs.inner // panel)
     parts = threads if count * panel * seqs.n >= PARALLEL_MIN else 1
