@@ -18,6 +18,7 @@ from axisops import directml as dml
 from axisops.directml import operators
 from axisops.kernels.numba import driver as drv
 from axisops.kernels.numba import gather as kg
+from gather_race_script import _torn
 from subprocess_helpers import run_python
 
 BLOCK, AHEAD = kg.BLOCK, kg.PREFETCH_DISTANCE
@@ -137,6 +138,30 @@ def test_directml_execute_raises_and_writes_nothing_when_the_index_is_repaired()
         "the call?); need -4 <= index <= 3")
     assert out == bytearray(b"\xa5") * 48
     assert device.get_device_removed_reason() is None
+
+
+X_RACE = np.arange(64 * 1000, dtype=np.int64).reshape(64, 1000)
+
+
+@pytest.mark.parametrize("dtype, states, at, got, torn", [
+    # seen in CI: int64 994 (A) and -320 (B) read as -286 = 994's low byte, -320's others
+    ("int64", (994, -320, -1002), (61, 701), 61714, True),
+    # seen in CI: int32 -649 (A) and 856 (B) read as 887 = -649's low byte, 856's others
+    ("int32", (-649, 856, 2**31 - 1), (47, 831), 47887, True),
+    ("uint64", (5, 700, 2**63 + 5), (3, 9), 3000 + 700, True),
+    ("uint64", (5, 700, 2**63 + 5), (3, 9), 3000 + 701, False),  # byte 0 is 0xbd: no state's
+    ("int64", (994, -320, -1002), (61, 701), 62714, False),  # the next row of x
+    ("int64", (994, -320, -1002), (61, 701), 61715, False),  # a neighbour's value, not torn
+    ("int64", (994, -320, -1002), (61, 701), 64000, False),  # outside x
+    ("int64", (994, -320, -1002), (61, 701), -1, False),
+])
+def test_the_race_script_accepts_a_torn_index_value_and_nothing_else(dtype, states, at, got,
+                                                                       torn):
+    """A value whose bytes mix the states written at that element is a read the kernel
+    must honour; a value from another row, outside x, or with a byte no state holds is
+    a wrong read, and the race script still fails on it."""
+    arrays = [np.full((64, 4096), v, dtype) for v in states]
+    assert _torn(X_RACE, 1, at, got, arrays) is torn
 
 
 def test_gather_survives_an_index_rewritten_by_another_thread():
