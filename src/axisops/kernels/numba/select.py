@@ -3,7 +3,8 @@
 **The tie rule lives here.**  "Better" is a strict total order: a larger key,
 or an equal key and a lower index (:func:`better`).  Keys of up to 32 bits may
 travel with their index in one 64-bit word, ``key << 32 | (2**32 - 1 - index)``
-(:func:`pack`), whose plain ``>`` is the same order.  Every kernel keeps its
+(:func:`pack`), whose plain ``>`` is the same order (or, flipped at the top bit,
+as a signed word: :func:`pack_signed`).  Every kernel keeps its
 best candidates with :func:`insert_best` (pairs) or :func:`insert_word`
 (words), selects with :func:`select_best` and sorts with :func:`sort_best`.
 Indices within one sequence are unique, so any correct selection or sort gives
@@ -23,6 +24,7 @@ __all__ = [
     "insert_word",
     "out_place",
     "pack",
+    "pack_signed",
     "partition_best",
     "select_best",
     "sort_best",
@@ -48,10 +50,22 @@ def pack(key, i):
     return (np.uint64(key) << np.uint64(32)) | (_LOW32 - np.uint64(i))
 
 
+_TOP = np.uint64(1 << 63)
+
+
+@njit(inline="always")
+def pack_signed(key, i):
+    """:func:`pack` with its top bit flipped, as an int64: the same order under a signed
+    ``>``, which x86 compares in one vector instruction (AVX2 has no unsigned 64-bit
+    compare or maximum); never the smallest int64, so that can mean "empty"."""
+    return np.int64(pack(key, i) ^ _TOP)
+
+
 @njit(inline="always")
 def unpack_index(word):
-    """The index packed in ``word`` (see :func:`pack`)."""
-    return np.int64(_LOW32 - (word & _LOW32))
+    """The index packed in ``word`` (see :func:`pack`; :func:`pack_signed` keeps the
+    same low bits)."""
+    return np.int64(_LOW32 - (np.uint64(word) & _LOW32))
 
 
 @njit(inline="always")
