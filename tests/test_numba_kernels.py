@@ -489,3 +489,33 @@ def test_extraction_when_the_first_element_has_the_largest_key(dtype, rows, n):
             want = _reference(arr, k, 1, largest)
             assert_same_bits(got[0], want.values)
             np.testing.assert_array_equal(got[1], want.indices)
+
+
+def test_packed_words_order_like_the_tie_rule():
+    """``pack`` (unsigned) and ``pack_signed`` (signed) words compare as ``better`` says:
+    a larger key first, then the lower index; extremes included, and no word is 0 or
+    the smallest int64 (the "empty" values)."""
+    from numba import njit
+
+    from axisops.kernels.numba.select import better, pack, pack_signed, unpack_index
+
+    @njit
+    def check(keys, idx):
+        bad = 0
+        for a in range(keys.size):
+            wa, sa = pack(keys[a], idx[a]), pack_signed(keys[a], idx[a])
+            if wa == 0 or sa == np.int64(-(2**63)) or unpack_index(sa) != idx[a]:
+                bad += 1
+            for b in range(keys.size):
+                want = better(keys[a], idx[a], keys[b], idx[b])
+                wb, sb = pack(keys[b], idx[b]), pack_signed(keys[b], idx[b])
+                bad += (wa > wb) != want
+                bad += (sa > sb) != want
+        return bad
+
+    rng = np.random.default_rng(5)
+    keys = np.concatenate([[0, 0, 1, 2**31 - 1, 2**31, 2**32 - 1, 2**32 - 1],
+                           rng.integers(0, 2**32, 60)]).astype(np.uint32)
+    idx = np.concatenate([[0, 2**32 - 2, 5, 7, 7, 0, 2**32 - 2],  # i < 2**32 - 1 (n < 2**32)
+                          rng.integers(0, 4, 60)]).astype(np.int64)
+    assert check(keys, idx) == 0

@@ -46,7 +46,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 @njit(inline="always")
 def pack(key, i):
     """``key << 32 | (2**32 - 1 - i)``: one word whose ``>`` is :func:`better` (keys of
-    at most 32 bits, ``0 <= i < 2**32``); never 0, so 0 can mean "empty"."""
+    at most 32 bits, ``0 <= i < 2**32 - 1``); never 0, so 0 can mean "empty"."""
     return (np.uint64(key) << np.uint64(32)) | (_LOW32 - np.uint64(i))
 
 
