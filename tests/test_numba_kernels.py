@@ -519,3 +519,21 @@ def test_packed_words_order_like_the_tie_rule():
     idx = np.concatenate([[0, 2**32 - 2, 5, 7, 7, 0, 2**32 - 2],  # i < 2**32 - 1 (n < 2**32)
                           rng.integers(0, 4, 60)]).astype(np.int64)
     assert check(keys, idx) == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "int64"])
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_columns_whose_k_best_are_all_the_largest_key(dtype, k):
+    """A column whose k-th best key is the largest key there is (NaN, UINT8_MAX, ...)
+    keeps a gate that still lets that key in (equal keys later lose the tie, and the
+    column must keep its first k), and a column that reaches it late still takes it."""
+    top = np.nan if dtype == "float32" else np.iinfo(dtype).max
+    x = np.random.default_rng(k).integers(0, 5, (400, 48)).astype(dtype)
+    x[3:3 + 2 * k, :16] = top                 # early: the gate reaches the largest key
+    x[150::37, 16:32] = top                   # spread: more of it arrives after the gate
+    x[-k:, 32:] = top                         # late: every earlier candidate is displaced
+    for largest in (True, False):
+        values, indices = drv.topk(x, _spec(x, k, 0, largest), strategy="columns")
+        want = _reference(x, k, 0, largest)
+        assert_same_bits(values, want.values)
+        np.testing.assert_array_equal(indices, want.indices)

@@ -124,14 +124,16 @@ def _group_maxima(flat, base, stride, r0, h, width, sub, top, kind, sign, absmas
 
 
 @njit(inline="always")
-def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, ckeys, cidx, cnt,
-                    k, kind, sign, absmask, nanbound, ones, flip):
+def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate, ckeys, cidx,
+                    cnt, k, kind, sign, absmask, nanbound, ones, flip):
     """Small k: each column keeps its k best sorted (insertion), so its bound is exact;
     keys below ``lo`` (the sampled bound) are refused before that.  Only the sub-groups
     whose maximum beats the column's k-th best so far are read (an equal key comes
-    later, so it loses the tie)."""
+    later, so it loses the tie).  ``gate[c]`` is the least key that can still enter
+    column c (``lo[c]``, then its k-th best + 1): one contiguous array, so the check of
+    every column per group does not read each column's candidate row."""
     for c in range(width):
-        if top[c] < lo[c] or (cnt[c] == k and top[c] <= ckeys[c, k - 1]):
+        if top[c] < gate[c]:
             continue  # nothing in these rows beats the column's k-th best
         tk, ti = ckeys[c], cidx[c]
         count = cnt[c]
@@ -147,6 +149,9 @@ def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, ckey
                 if key >= floor:
                     count = insert_best(tk, ti, count, k, key, i)
         cnt[c] = count
+        if count == k:
+            kth = tk[k - 1]
+            gate[c] = cast_like(kth + cast_like(1, sign), sign) if kth != ones else kth
 
 
 @njit(nogil=True, cache=True)
@@ -166,6 +171,7 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
     cidx = np.empty((panel, cap), np.int64)
     cnt = np.zeros(panel, np.int64)
     lo = np.empty(panel, flat.dtype)
+    gate = np.empty(panel, flat.dtype)
     closed = np.zeros(panel, np.bool_)
     least = np.empty(panel, flat.dtype)
     sub = np.empty(((rows + SUB_ROWS - 1) // SUB_ROWS, panel), flat.dtype)
@@ -181,14 +187,15 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
         closed[:] = False
         _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbound,
                         ones, flip, least, lo)
+        gate[:width] = lo[:width]
         top = colmax[:width]
         for r0 in range(0, n, rows):
             h = min(rows, n - r0)
             groups = _group_maxima(flat, base, stride, r0, h, width, sub, top, kind, sign,
                                    absmask, nanbound, ones, flip)
             if k <= SORTED_K:
-                _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, ckeys,
-                                cidx, cnt, k, kind, sign, absmask, nanbound, ones, flip)
+                _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate,
+                                ckeys, cidx, cnt, k, kind, sign, absmask, nanbound, ones, flip)
                 continue
             for c in range(width):
                 if top[c] < lo[c] or closed[c]:

@@ -108,7 +108,7 @@ def _float_key(u, sign, absmask, nanbound, ones, zero):
 
 @njit(inline="always")
 def order_key(u, kind, sign, absmask, nanbound, ones, flip):
-    """The key of raw bits ``u`` (already XORed with ``flip``)."""
+    """The key of raw bits ``u``, XORed with ``flip`` (the complement for "smallest")."""
     zero = cast_like(0, sign)
     if kind == KIND_FLOAT:
         k = _float_key(u, sign, absmask, nanbound, ones, zero)
