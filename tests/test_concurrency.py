@@ -6,6 +6,7 @@ import os
 import re
 import threading
 import warnings
+from itertools import pairwise
 from unittest import mock
 
 import numpy as np
@@ -15,6 +16,7 @@ import axisops
 from axisops import config
 from axisops.kernels import threads
 from axisops.kernels.numba import driver as drv
+from axisops.validation import ArrayMeta, topk_spec
 from subprocess_helpers import run_python
 
 
@@ -231,3 +233,98 @@ def test_an_allowed_environment_value_is_used(monkeypatch, raw, want):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert config._from_env() == (want or config.cpu_count())
+
+
+# --- the caller's share of a split --------------------------------------------------------
+
+def _covers(ranges, total):
+    assert ranges[0][0] == 0 and ranges[-1][1] == total
+    assert all(a[1] == b[0] for a, b in pairwise(ranges))
+    assert all(start < stop for start, stop in ranges)
+
+
+def test_a_balance_grows_the_callers_part_while_the_pool_ends_late():
+    """The caller's part grows while the pool threads end after it, shrinks back to an
+    even part when they end well before it, and stays within its bounds; the ranges
+    always cover the whole, in order."""
+    b = threads.Balance()
+    assert b.split(1000, 2, unit=10) == threads.split_range(1000, 2)  # nothing learned
+    heads = []
+    for _ in range(12):  # each call: 5 ms for the caller's part, the pool 0.5 ms later
+        ranges = b.split(1000, 2, unit=10)
+        _covers(ranges, 1000)
+        head = ranges[0][1]
+        heads.append(head)
+        b.learn(head, 1000, 2, unit=10, busy=head * 1e-5, late=5e-4 - (head - 500) * 2e-5)
+    assert heads[0] == 500 and heads == sorted(heads) and heads[-1] > 520
+    assert heads[-1] <= 500 + (5e-4 + b.MARGIN) / 2e-5 + 1  # at most what closes the gap
+    for _ in range(40):  # now the pool ends 2 ms before the caller
+        head = b.split(1000, 2, unit=10)[0][1]
+        b.learn(head, 1000, 2, unit=10, busy=head * 1e-5, late=-2e-3)
+    assert b.lag < 1e-6 and b.split(1000, 2, unit=10)[0][1] <= 501  # even, but the margin
+    b.lag, b.per_unit = 1.0, 1e-9  # a lag no part can close: capped at MAX_EXTRA
+    for total, parts in ((1000, 2), (1000, 3), (7, 3), (2, 2)):
+        ranges = b.split(total, parts, unit=1)
+        _covers(ranges, total)
+        assert len(ranges) == parts
+        assert ranges[0][1] <= max(1, round(total / parts * (1 + b.MAX_EXTRA)))
+
+
+def test_a_balance_ignores_calls_it_cannot_learn_from():
+    b = threads.Balance()
+    for head, busy, parts in ((0, 1e-3, 2), (10, 0.0, 2), (10, 1e-3, 1)):
+        b.learn(head, 20, parts, unit=1, busy=busy, late=1e-3)
+    assert (b.lag, b.per_unit) == (0.0, 0.0)
+
+
+def test_run_parallel_reports_each_call_to_its_balance(restore_threads):
+    axisops.set_num_threads(3)
+    seen = []
+
+    class Recorder(threads.Balance):
+        def learn(self, head, total, parts, *, unit, busy, late):
+            seen.append((head, total, parts, unit, busy >= 0, isinstance(late, float)))
+
+    b = Recorder()
+    assert threads.run_parallel(lambda a: a + 1, [(1,), (2,), (3,)], (b, 40, 100, 7)) == [2, 3, 4]
+    assert seen == [(40, 100, 3, 7, True, True)]
+    threads.run_parallel(lambda a: a, [(1,)], (b, 100, 100, 7))  # one task: no pool, no timing
+    assert len(seen) == 1
+
+
+class _Lopsided(threads.Balance):
+    """A balance that gives the caller the largest part it ever may, and learns nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lag, self.per_unit = 1.0, 1e-9
+
+    def learn(self, *args, **kwargs) -> None:
+        pass
+
+
+class _AllLopsided(dict):
+    def get(self, key, default=None):
+        return _Lopsided()
+
+
+@pytest.mark.parametrize("threads_", [2, 3])
+def test_a_lopsided_split_never_changes_the_bits(threads_, restore_threads):
+    """With the caller's part at its largest, top-k on the row strategies and gather
+    still give the oracle's bits."""
+    axisops.set_num_threads(threads_)
+    assert _Lopsided().split(3000, threads_, unit=40)[0][1] == 3000 * 1.5 // threads_
+    rng = np.random.default_rng(threads_)
+    x = rng.integers(-3, 4, (3000, 40)).astype(np.float32)
+    x[::11, 5] = np.nan
+    index = rng.integers(-40, 40, (3000, 64))
+    with mock.patch.object(drv, "PARALLEL_MIN", 0), \
+            mock.patch.object(drv, "_BALANCES", _AllLopsided()):
+        for strategy, k in (("insert", 3), ("scan", 5), ("radix", 30)):
+            spec = topk_spec(ArrayMeta(x.shape, x.dtype), k, 1, True, True, None)
+            got = drv.topk(x, spec, strategy=strategy)
+            want = axisops.topk(x, k, backend="numpy")
+            np.testing.assert_array_equal(got[1], want.indices)
+            assert got[0].tobytes() == want.values.tobytes()
+        got = axisops.gather(x, 1, index)
+        assert got.tobytes() == axisops.gather(x, 1, index, backend="numpy").tobytes()

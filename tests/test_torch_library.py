@@ -375,7 +375,8 @@ def test_compile_needs_no_warm_registry_and_runs_the_thread_pool(monkeypatch):
     tasks = []
     real = numba_driver.run_parallel
     monkeypatch.setattr(numba_driver, "run_parallel",
-                        lambda fn, work: tasks.append(len(work)) or real(fn, work))
+                        lambda fn, work, *balance: tasks.append(len(work))
+                        or real(fn, work, *balance))
     x = torch.randn(512, 300)
     fn = torch.compile(lambda t: axisops.topk(t, 4).values.sum(1), backend="aot_eager",
                        fullgraph=True)

@@ -23,7 +23,7 @@ from ...errors import IndexOutOfRangeError
 from ...validation import GatherSpec, TopKSpec, check_index_values
 from ..cpu_caches import data_cache_bytes
 from ..layout import Sequences, raw_dtype, sequences
-from ..threads import run_parallel, split_range
+from ..threads import Balance, run_parallel, split_range
 from . import columns as numba_columns
 from . import gather as kg
 from . import insert as numba_insert
@@ -130,17 +130,28 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
     return values, indices
 
 
-def _row_tasks(seqs: Sequences, spec: TopKSpec) -> list[tuple[int, int]]:
-    total = seqs.outer * seqs.inner
-    parts = get_num_threads() if total * seqs.n >= PARALLEL_MIN else 1
-    return split_range(total, parts)
+#: per job, how much more than an even part the calling thread takes (see
+#: :class:`~axisops.kernels.threads.Balance`): for the strategies whose parts are
+#: independent ranges of sequences or output elements.
+_BALANCES: dict[str, Balance] = {}
+
+
+def _balanced(job: str, total: int, parts: int,
+              unit: int) -> tuple[list[tuple[int, int]], Balance]:
+    balance = _BALANCES.get(job)
+    if balance is None:
+        balance = _BALANCES.setdefault(job, Balance())
+    return balance.split(total, parts, unit), balance
 
 
 def _run_rows(kernel, seqs, spec, plan, extra, out_v, out_i, job):
+    total = seqs.outer * seqs.inner
+    parts = get_num_threads() if total * seqs.n >= PARALLEL_MIN else 1
+    ranges, balance = _balanced(job, total, parts, seqs.n)
     tasks = [(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, q0, q1, seqs.inner, *extra,
-              *plan.consts(), out_v, out_i) for q0, q1 in _row_tasks(seqs, spec)]
+              *plan.consts(), out_v, out_i) for q0, q1 in ranges]
     ensure([(kernel, tasks[0])], job)
-    run_parallel(kernel, tasks)
+    run_parallel(kernel, tasks, (balance, ranges[0][1], total, seqs.n))
 
 
 def _insert(seqs, spec, plan, segment, out_v, out_i, job):
@@ -275,10 +286,13 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
     unit = xs.inner_unit and idx.inner_unit  # inner offsets consecutive in both
     parts = get_num_threads() if out.size >= PARALLEL_MIN else 1
     ahead = gather_prefetch_distance(xs.flat.nbytes)
+    job = _gather_job(flat_out.dtype, idx.flat.dtype)
+    ranges, balance = _balanced(job, out.size, parts, 1)
     tasks = [(xs.flat, xs.offs, xs.stride, np.int64(n), idx.flat, idx.offs, idx.stride, m, a, b,
-              xs.inner, unit, ahead, flat_out) for a, b in split_range(out.size, parts)]
-    ensure([(kg.gather_flat, tasks[0])], _gather_job(flat_out.dtype, idx.flat.dtype))
-    stops = [t for t in run_parallel(kg.gather_flat, tasks) if t >= 0]
+              xs.inner, unit, ahead, flat_out) for a, b in ranges]
+    ensure([(kg.gather_flat, tasks[0])], job)
+    stops = [t for t in run_parallel(kg.gather_flat, tasks, (balance, ranges[0][1], out.size, 1))
+             if t >= 0]
     if stops:
         _raise_index_error(index, spec, min(stops))
     return out
