@@ -127,9 +127,14 @@ class Balance:
     [(0, 53), (53, 100)]
     """
 
+    #: the caller's part is at most this much larger than an even part.
     MAX_EXTRA = 0.5
+    #: a lag measured above this (seconds) counts as this: a stall of the machine,
+    #: not the hand-off, and one stall must not skew the next calls.
     MAX_LAG = 1e-3
+    #: how long (seconds) after the pool the caller aims to finish.
     MARGIN = 10e-6
+    #: how far one call moves each average towards what it measured.
     WEIGHT = 0.25
 
     __slots__ = ("lag", "per_unit")
