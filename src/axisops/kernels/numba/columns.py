@@ -22,15 +22,7 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, max_keys_into, order_key
-from .select import (
-    SORTED_K,
-    insert_best,
-    out_place,
-    partition_best,
-    select_best,
-    sort_best,
-    write_row,
-)
+from .select import SORTED_K, finish_best, insert_best, out_place, partition_best, write_row
 
 __all__ = ["MIN_BUFFER", "merge_columns", "topk_columns"]
 
@@ -213,9 +205,7 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
             row_k, row_i = ckeys[c], cidx[c]
             if cnt[c] < k:
                 raise RuntimeError("axisops internal error: a column kept fewer than k")
-            select_best(row_k, row_i, cnt[c], k)
-            if do_sort and k > SORTED_K:  # below, select_best left them sorted
-                sort_best(row_k, row_i, k)
+            finish_best(row_k, row_i, cnt[c], k, do_sort)
             q = o * inner + c0 + c
             write_row(flat, offs[q], stride, row_i, k, q, inner, out_vals, out_idx)
 
@@ -238,7 +228,5 @@ def merge_columns(flat, offs, stride, cidx, k, q0, q1, inner, do_sort, kind, sig
             row_i[j] = i
             ckeys[j] = order_key(flat[base + i * stride], kind, sign, absmask, nanbound, ones,
                                  flip)
-        select_best(ckeys, row_i, m, k)
-        if do_sort and k > SORTED_K:  # below, select_best left them sorted
-            sort_best(ckeys, row_i, k)
+        finish_best(ckeys, row_i, m, k, do_sort)
         write_row(flat, base, stride, row_i, k, q, inner, out_vals, out_idx)

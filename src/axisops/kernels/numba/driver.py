@@ -196,8 +196,9 @@ def _scan_split(seqs, spec, plan, segment, out_v, out_i, job):
         merge_parts(*merge)
 
 
-def _panels(seqs: Sequences) -> int:
-    return seqs.outer * -(-seqs.inner // min(seqs.inner, COLUMN_PANEL))
+def _panels(seqs: Sequences, panel: int = COLUMN_PANEL) -> int:
+    """How many panels of at most ``panel`` columns the sequences make."""
+    return seqs.outer * -(-seqs.inner // min(seqs.inner, panel))
 
 
 def _column_split(seqs: Sequences, k: int) -> bool:
@@ -239,7 +240,7 @@ def _columns(seqs, spec, plan, segment, out_v, out_i, job):
     panel = min(seqs.inner, COLUMN_PANEL)
     if _panels(seqs) < threads:  # cut panels so every thread has one
         panel = max(16, -(-seqs.inner // threads))
-    count = seqs.outer * -(-seqs.inner // panel)
+    count = _panels(seqs, panel)
     parts = threads if count * panel * seqs.n >= PARALLEL_MIN else 1
     tasks = [(seqs.flat, seqs.offs, seqs.stride, seqs.n, spec.k, t0, t1, seqs.inner, panel,
               COLUMN_ROWS, spec.sorted, *plan.consts(), out_v, out_i)

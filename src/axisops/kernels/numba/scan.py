@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, fill_keys, max_keys_into, order_key
-from .select import SORTED_K, insert_word, partition_best, select_best, sort_best, write_row
+from .select import SORTED_K, finish_best, insert_word, partition_best, write_row
 
 __all__ = ["BLOCK", "MIN_BUFFER", "SEGMENT_BYTES", "UNIT_SEGMENT",
            "merge_parts", "topk_scan_rows"]
@@ -447,15 +447,6 @@ def _scan_band(flat, start, s0, m, blocks, r, r_end, unit, k, kind, sign, absmas
     return c, lo, False
 
 
-@njit(inline="always")
-def _finish(ckeys, cidx, c, k, do_sort):
-    """The k best of ``c`` candidates to the front; sorted best first if ``do_sort``
-    (introsort: O(k log k) on any input)."""
-    select_best(ckeys, cidx, c, k)
-    if do_sort and k > SORTED_K:  # below, select_best left them sorted
-        sort_best(ckeys, cidx, k)
-
-
 @njit(nogil=True, cache=True)
 def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, sign, absmask,
                    nanbound, ones, flip, out_vals, out_idx):
@@ -479,7 +470,7 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
                           cidx)
         if c < k:
             raise RuntimeError("axisops internal error: scan kept fewer than k candidates")
-        _finish(ckeys, cidx, c, k, do_sort)
+        finish_best(ckeys, cidx, c, k, do_sort)
         write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)
 
 
@@ -495,5 +486,5 @@ def merge_parts(flat, base, stride, cidx, k, do_sort, q, inner, kind, sign, absm
     for j in range(m):
         ckeys[j] = order_key(flat[base + cidx[j] * stride], kind, sign, absmask, nanbound,
                              ones, flip)
-    _finish(ckeys, cidx, m, k, do_sort)
+    finish_best(ckeys, cidx, m, k, do_sort)
     write_row(flat, base, stride, cidx, k, q, inner, out_vals, out_idx)

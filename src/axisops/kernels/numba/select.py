@@ -6,7 +6,8 @@ travel with their index in one 64-bit word, ``key << 32 | (2**32 - 1 - index)``
 (:func:`pack`), whose plain ``>`` is the same order (or, flipped at the top bit,
 as a signed word: :func:`pack_signed`).  Every kernel keeps its
 best candidates with :func:`insert_best` (pairs) or :func:`insert_word`
-(words), selects with :func:`select_best` and sorts with :func:`sort_best`.
+(words), selects with :func:`select_best` and sorts with :func:`sort_best` (both:
+:func:`finish_best`).
 Indices within one sequence are unique, so any correct selection or sort gives
 the same result: stability is never needed, and neither the thread count nor
 the order candidates arrive in can change the answer.
@@ -20,6 +21,7 @@ from numba import njit
 __all__ = [
     "SORTED_K",
     "better",
+    "finish_best",
     "insert_best",
     "insert_word",
     "out_place",
@@ -268,6 +270,16 @@ def sort_best(keys, idx, m):
             _heapsort(keys, idx, lo, hi)
         else:
             _insertion(keys, idx, lo, hi)
+
+
+@njit(inline="always")
+def finish_best(keys, idx, m, k, do_sort):
+    """The k best of ``m`` candidates to the front of ``keys``/``idx``; sorted best first
+    if ``do_sort`` (:func:`select_best` leaves k <= SORTED_K sorted already, larger k
+    gets :func:`sort_best`: O(k log k) on any input)."""
+    select_best(keys, idx, m, k)
+    if do_sort and k > SORTED_K:
+        sort_best(keys, idx, k)
 
 
 @njit(inline="always")
