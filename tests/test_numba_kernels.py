@@ -537,3 +537,32 @@ def test_columns_whose_k_best_are_all_the_largest_key(dtype, k):
         want = _reference(x, k, 0, largest)
         assert_same_bits(values, want.values)
         np.testing.assert_array_equal(indices, want.indices)
+
+
+@pytest.mark.parametrize("k", [1, 3, 16])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_columns_spread_bound_is_never_above_the_kth_best(dtype, k):
+    """The columns' spread bound is the least of the maxima of k runs of rows.  Each
+    column here puts its k best in those runs, one a run, so the bound is exactly its
+    k-th best; an earlier element equal to it (a lower index) must still win the tie,
+    and one key less must still be refused.  Random columns ride along."""
+    from axisops.kernels.numba import columns
+
+    n, width = 32 * columns.SPREAD_SHARE * k, 40
+    span = n // (columns.SPREAD_SHARE * k)
+    start = (n - k * span) // 2
+    rng = np.random.default_rng(k)
+    x = rng.integers(0, 1000, (n, width)).astype(dtype)
+    best = 5000 + np.arange(k)[::-1] * 3
+    for c in range(width // 2):
+        at = start + np.arange(k) * span + rng.integers(0, span, k)
+        x[at, c] = best
+        x[rng.integers(0, start), c] = best[-1]          # the tie, earlier
+        x[rng.integers(0, start), c] = best[-1] - 1      # one less: never enters
+    x[:, width // 2:] = rng.permutation(n * (width - width // 2)).reshape(n, -1)
+    for largest in (True, False):
+        for strategy in ("columns", "column-split"):
+            values, indices = drv.topk(x, _spec(x, k, 0, largest), strategy=strategy)
+            want = _reference(x, k, 0, largest)
+            assert_same_bits(values, want.values)
+            np.testing.assert_array_equal(indices, want.indices)

@@ -6,14 +6,18 @@ row by row along the axis, each keeping its own candidates.  For ``rows`` rows
 at a time the maximum key of every column comes straight from the input (one
 vectorised pass over contiguous row slices); a column whose maximum cannot
 enter costs one comparison, and only the others have their keys computed.
-Before the walk, each column takes a first bound from a sample of its rows, so
-a column that rises along the axis does not insert every element.  Inside a
-group of rows, each ``SUB_ROWS`` rows' maxima are kept too, and a column that can
-enter reads only the sub-groups that can.
+Before the walk, each column takes a first bound from samples of its rows, so
+a column that rises along the axis does not insert every element, and a random
+one refuses most of its early rows.  Inside a group of rows, each ``SUB_ROWS``
+rows' maxima are kept too, and a column that can enter reads only the sub-groups
+that can.  The columns (and then the sub-groups) to visit are listed branch-free
+first: on random columns which of them can enter is unpredictable, and the
+mispredicted branches cost more than the visits.
 
 With fewer panels than threads, the driver cuts the axis instead: each thread
 walks every column over its part of the rows, and :func:`merge_columns` merges
-each sequence's parts.
+each sequence's parts from the elements the parts found, without reading the
+input again.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ SUB_ROWS = 4
 #: columns take a sampled first bound (:func:`_sampled_bounds`) when the axis is at
 #: least this many times the 2k sampled rows: the sample then costs at most 1/8 of a read.
 SAMPLE_MIN_FACTOR = 8
+#: the spread sample (:func:`_spread_bound`) reads 1/SPREAD_SHARE of the axis.
+SPREAD_SHARE = 16
 
 
 @njit(inline="always")
@@ -67,7 +73,7 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
 
 @njit
 def _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbound, ones,
-                    flip, least, lo):
+                    flip, least, most, lo):
     """Each column's first bound, from two samples of k rows: the last ones and the
     middle ones.
 
@@ -90,6 +96,35 @@ def _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbou
                 least[c] = key if key < least[c] else least[c]
         for c in range(width):
             lo[c] = least[c] if least[c] > lo[c] else lo[c]
+    span = n // (SPREAD_SHARE * k)
+    if span >= 2:
+        _spread_bound(flat, base, stride, n, k, span, width, kind, sign, absmask, nanbound,
+                      ones, flip, least, most, lo)
+
+
+@njit(inline="always")
+def _spread_bound(flat, base, stride, n, k, span, width, kind, sign, absmask, nanbound, ones,
+                  flip, least, most, lo):
+    """A bound for random columns: the least of the maxima of k runs of ``span`` rows.
+
+    Each run's maximum is a distinct element at least that large, so the column's
+    k-th best is too.  On random columns the bound sits near the top 1/span of
+    the keys, so the walk's early rows, which would otherwise insert about one
+    element in i at row i, mostly stay below it.
+    """
+    zero = cast_like(0, sign)
+    least[:width] = ones
+    start = (n - k * span) // 2
+    for g in range(k):
+        most[:width] = zero
+        for i in range(start + g * span, start + (g + 1) * span):
+            row = base + i * stride
+            max_keys_into(flat[row:row + width], width, most, kind, sign, absmask, nanbound,
+                          ones, flip)
+        for c in range(width):
+            least[c] = most[c] if most[c] < least[c] else least[c]
+    for c in range(width):
+        lo[c] = least[c] if least[c] > lo[c] else lo[c]
 
 
 @njit(inline="always")
@@ -116,34 +151,69 @@ def _group_maxima(flat, base, stride, r0, h, width, sub, top, kind, sign, absmas
 
 
 @njit(inline="always")
-def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate, ckeys, cidx,
-                    cnt, k, kind, sign, absmask, nanbound, ones, flip):
+def _enter(tk, ti, count, k, key, i):
+    """:func:`~.select.insert_best` for a pair whose index ``i`` is after every kept
+    one: it lands after every equal key (the tie rule), so no index is compared."""
+    if count == k:
+        if key <= tk[k - 1]:
+            return count
+        j = k - 1
+    else:
+        j = count
+        count += 1
+    while j > 0 and key > tk[j - 1]:
+        tk[j] = tk[j - 1]
+        ti[j] = ti[j - 1]
+        j -= 1
+    tk[j] = key
+    ti[j] = i
+    return count
+
+
+@njit(inline="always")
+def _next_gate(tk, count, k, floor, ones, sign):
+    """The least key that can still enter a column holding ``count`` keys."""
+    if count < k:
+        return floor
+    kth = tk[k - 1]
+    return cast_like(kth + cast_like(1, sign), sign) if kth != ones else kth
+
+
+@njit(inline="always")
+def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate, hits, subs,
+                    ckeys, cidx, cnt, k, kind, sign, absmask, nanbound, ones, flip):
     """Small k: each column keeps its k best sorted (insertion), so its bound is exact;
     keys below ``lo`` (the sampled bound) are refused before that.  Only the sub-groups
     whose maximum beats the column's k-th best so far are read (an equal key comes
     later, so it loses the tie).  ``gate[c]`` is the least key that can still enter
     column c (``lo[c]``, then its k-th best + 1): one contiguous array, so the check of
-    every column per group does not read each column's candidate row."""
+    every column per group is one branch-free pass that lists the columns to visit."""
+    m = 0
     for c in range(width):
-        if top[c] < gate[c]:
-            continue  # nothing in these rows beats the column's k-th best
+        hits[m] = c
+        m += top[c] >= gate[c]
+    for t in range(m):
+        c = hits[t]
         tk, ti = ckeys[c], cidx[c]
         count = cnt[c]
-        floor = lo[c]
+        need = gate[c]
+        m_sub = 0
         for s in range(groups):
-            best = sub[s, c]
-            if best < floor or (count == k and best <= tk[k - 1]):
+            subs[m_sub] = s
+            m_sub += sub[s, c] >= need
+        for u in range(m_sub):
+            s = subs[u]
+            if sub[s, c] < need:
                 continue
             for r in range(s * SUB_ROWS, min(h, (s + 1) * SUB_ROWS)):
                 i = r0 + r
                 key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound,
                                 ones, flip)
-                if key >= floor:
-                    count = insert_best(tk, ti, count, k, key, i)
+                if key >= need:
+                    count = _enter(tk, ti, count, k, key, i)
+                    need = _next_gate(tk, count, k, lo[c], ones, sign)
         cnt[c] = count
-        if count == k:
-            kth = tk[k - 1]
-            gate[c] = cast_like(kth + cast_like(1, sign), sign) if kth != ones else kth
+        gate[c] = need
 
 
 @njit(nogil=True, cache=True)
@@ -164,6 +234,8 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
     cnt = np.zeros(panel, np.int64)
     lo = np.empty(panel, flat.dtype)
     gate = np.empty(panel, flat.dtype)
+    hits = np.empty(panel, np.int64)
+    subs = np.empty((rows + SUB_ROWS - 1) // SUB_ROWS, np.int64)
     closed = np.zeros(panel, np.bool_)
     least = np.empty(panel, flat.dtype)
     sub = np.empty(((rows + SUB_ROWS - 1) // SUB_ROWS, panel), flat.dtype)
@@ -178,7 +250,7 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
         lo[:] = zero
         closed[:] = False
         _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbound,
-                        ones, flip, least, lo)
+                        ones, flip, least, colmax, lo)
         gate[:width] = lo[:width]
         top = colmax[:width]
         for r0 in range(0, n, rows):
@@ -187,7 +259,8 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
                                    absmask, nanbound, ones, flip)
             if k <= SORTED_K:
                 _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate,
-                                ckeys, cidx, cnt, k, kind, sign, absmask, nanbound, ones, flip)
+                                hits, subs, ckeys, cidx, cnt, k, kind, sign, absmask, nanbound, ones,
+                                flip)
                 continue
             for c in range(width):
                 if top[c] < lo[c] or closed[c]:
@@ -211,22 +284,29 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
 
 
 @njit(nogil=True, cache=True)
-def merge_columns(flat, offs, stride, cidx, k, q0, q1, inner, do_sort, kind, sign, absmask,
-                  nanbound, ones, flip, out_vals, out_idx):
+def merge_columns(cvals, cidx, k, q0, q1, inner, do_sort, kind, sign, absmask, nanbound, ones,
+                  flip, out_vals, out_idx):
     """Sequences ``q0 .. q1-1`` from the candidates of their parts (the axis cut across
     threads, each part walked by :func:`topk_columns`): ``cidx[o, :, c]`` holds the
     indices, in the whole sequence, of sequence ``o * inner + c``'s candidates (at
-    least k); their keys are computed again from the input."""
+    least k), and ``cvals[o, :, c]`` their elements, so the input is not read again.
+
+    Each candidate's place among them rides in the low bits of its index while the
+    k best are chosen (indices are far below 2**52, so the order is unchanged)."""
     m = cidx.shape[1]
-    ckeys = np.empty(m, flat.dtype)
+    shift = 1
+    while (1 << shift) < m:
+        shift += 1
+    low = (1 << shift) - 1
+    ckeys = np.empty(m, cvals.dtype)
     row_i = np.empty(m, np.int64)
     for q in range(q0, q1):
         o, c = out_place(q, inner)
-        base = offs[q]
         for j in range(m):
-            i = cidx[o, j, c]
-            row_i[j] = i
-            ckeys[j] = order_key(flat[base + i * stride], kind, sign, absmask, nanbound, ones,
-                                 flip)
+            row_i[j] = (cidx[o, j, c] << shift) | j
+            ckeys[j] = order_key(cvals[o, j, c], kind, sign, absmask, nanbound, ones, flip)
         finish_best(ckeys, row_i, m, k, do_sort)
-        write_row(flat, base, stride, row_i, k, q, inner, out_vals, out_idx)
+        for j in range(k):
+            w = row_i[j]
+            out_vals[o, j, c] = cvals[o, w & low, c]
+            out_idx[o, j, c] = w >> shift

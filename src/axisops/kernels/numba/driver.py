@@ -56,8 +56,10 @@ PARALLEL_MIN = 1 << 15
 #: a sequence at least this long is cut across threads when there are fewer sequences
 #: than threads (each part then still reads 64K elements or more).
 SPLIT_MIN = 1 << 17
-#: rows of a column panel whose maxima are taken before any column is looked at.
-COLUMN_ROWS = 16
+#: rows of a column panel whose maxima are taken before any column is looked at
+#: (measured, (10000, 1000) axis 0, 2 threads: k = 10 16 rows 5.8 ms, 32 rows 5.2;
+#: k = 24-32 and ascending columns within 5% either way).
+COLUMN_ROWS = 32
 #: the most columns in one panel (one thread walks them together).
 COLUMN_PANEL = 1024
 #: with fewer panels than threads, the axis is cut across threads (each part walks every
@@ -66,9 +68,14 @@ COLUMN_PANEL = 1024
 #: axis 0, k=10, one thread: a 1000-column panel 14.3 ms, two 500-column ones 28.7 ms).
 COLUMN_SPLIT_MIN = 256
 #: ... and k at most this: each part keeps its own k best, so the insertions grow with
-#: the parts (measured, 2 threads: k = 1 20% faster than narrowed panels, k = 8-10 5-15%,
-#: k = 16 20% slower, k = 32 35% slower; ascending columns, k = 10, 40% faster).
-COLUMN_SPLIT_MAX_K = 10
+#: the parts (measured, 2 threads, (10000, 1000) random, against narrowed panels: k = 1
+#: 4.3 ms / 6.7, k = 4 4.5 / 7.5, k = 10 6.0 / 7.1, k = 16 7.4 / 9.5, k = 24 13.2 / 13.0,
+#: k = 32 14.5 / 10.9; ascending columns, k = 10, 40% faster).  Its merge carries each
+#: candidate's place in the low bits of its index: hence the bounds on n and on k times
+#: the threads.
+COLUMN_SPLIT_MAX_K = 16
+COLUMN_SPLIT_MAX_N = 1 << 48
+COLUMN_SPLIT_MAX_CANDIDATES = 1 << 15
 #: the columns strategy serves at most this k: beyond, each column's sorted insertion
 #: and compactions cost more than scanning its sequence with a stride (measured).
 COLUMNS_MAX_K = SORTED_K
@@ -205,8 +212,10 @@ def _column_split(seqs: Sequences, k: int) -> bool:
     """Whether the columns cut the axis across threads: fewer full panels than threads,
     the axis long enough, a small k, and the call big enough for threads at all."""
     threads = get_num_threads()
-    return (threads > 1 and _panels(seqs) < threads and seqs.n >= COLUMN_SPLIT_MIN
-            and k <= COLUMN_SPLIT_MAX_K and seqs.outer * seqs.inner * seqs.n >= PARALLEL_MIN)
+    return (threads > 1 and _panels(seqs) < threads
+            and COLUMN_SPLIT_MIN <= seqs.n < COLUMN_SPLIT_MAX_N and k <= COLUMN_SPLIT_MAX_K
+            and threads * k < COLUMN_SPLIT_MAX_CANDIDATES
+            and seqs.outer * seqs.inner * seqs.n >= PARALLEL_MIN)
 
 
 def _columns_split(seqs, spec, plan, segment, out_v, out_i, job):
@@ -225,13 +234,15 @@ def _columns_split(seqs, spec, plan, segment, out_v, out_i, job):
                       count, seqs.inner, panel, COLUMN_ROWS, False, *plan.consts(), values,
                       where))
         found.append((p0, where))
-    cidx = np.empty((seqs.outer, sum(w.shape[1] for _, w in found), seqs.inner), np.int64)
-    merges = [(seqs.flat, seqs.offs, seqs.stride, cidx, spec.k, q0, q1, seqs.inner,
-               spec.sorted, *plan.consts(), out_v, out_i)
-              for q0, q1 in split_range(seqs.outer * seqs.inner, threads)]
+    m = sum(w.shape[1] for _, w in found)
+    cidx = np.empty((seqs.outer, m, seqs.inner), np.int64)
+    cvals = np.empty((seqs.outer, m, seqs.inner), plan.utype)
+    merges = [(cvals, cidx, spec.k, q0, q1, seqs.inner, spec.sorted, *plan.consts(), out_v,
+               out_i) for q0, q1 in split_range(seqs.outer * seqs.inner, threads)]
     ensure([(topk_columns, tasks[0]), (merge_columns, merges[0])], job)
     run_parallel(topk_columns, tasks)
     np.concatenate([where + p0 for p0, where in found], axis=1, out=cidx)
+    np.concatenate([t[-2] for t in tasks], axis=1, out=cvals)
     run_parallel(merge_columns, merges)
 
 
