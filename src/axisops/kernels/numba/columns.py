@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, max_keys_into, order_key
-from .select import SORTED_K, finish_best, insert_best, out_place, partition_best, write_row
+from .select import SORTED_K, finish_best, out_place, partition_best, write_row
 
 __all__ = ["MIN_BUFFER", "merge_columns", "topk_columns"]
 
@@ -259,8 +259,8 @@ def topk_columns(flat, offs, stride, n, k, t0, t1, inner, panel, rows, do_sort, 
                                    absmask, nanbound, ones, flip)
             if k <= SORTED_K:
                 _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate,
-                                hits, subs, ckeys, cidx, cnt, k, kind, sign, absmask, nanbound, ones,
-                                flip)
+                                hits, subs, ckeys, cidx, cnt, k, kind, sign, absmask, nanbound,
+                                ones, flip)
                 continue
             for c in range(width):
                 if top[c] < lo[c] or closed[c]:
