@@ -193,19 +193,29 @@ def test_radix_bound_is_reached_by_k_values_and_tight(case):
 
 
 @pytest.mark.parametrize("case", range(24))
-def test_kth_largest_is_exact_up_to_sorted_k(case):
-    """_kth_largest(vals, m, k) for k <= SORTED_K is the k-th largest itself, whether it
-    inserts every value or first filters groups by their maxima (ties at the group
-    threshold, and a tail after the last full group that holds the largest values)."""
+def test_kth_bound_up_to_sorted_k(case):
+    """_kth_bound(vals, m, k) for k <= SORTED_K: the k-th largest itself when it inserts
+    every value (m < 4 * GROUP * k), else the k-th largest of the group maxima (group g
+    is vals[r * groups + g]); either way at most the k-th largest, and reached by k
+    values (ties at the group threshold, and a tail after the last full group that
+    holds the largest values)."""
     from axisops.kernels.numba import scan
 
     vals = list(_radix_bound_inputs())[case]
     counts = np.empty((1 << scan.RADIX_BITS) + 2, np.int64)
     for m in {vals.shape[0], vals.shape[0] - 3}:
         ordered = np.sort(vals[:m])[::-1]
+        groups = m // scan.GROUP
+        gmax = vals[:groups * scan.GROUP].reshape(scan.GROUP, groups).max(axis=0)
         for k in sorted({1, 2, 3, 10, 17, scan.SORTED_K} & set(range(1, m + 1))):
             scratch = np.empty(k + m // scan.GROUP, vals.dtype)
-            assert scan._kth_largest(vals, m, k, scratch, counts) == ordered[k - 1], (m, k)
+            bound = scan._kth_bound(vals, m, k, scratch, counts)
+            if m >= 4 * scan.GROUP * k:
+                assert bound == np.sort(gmax)[::-1][k - 1], (m, k)
+            else:
+                assert bound == ordered[k - 1], (m, k)
+            assert bound <= ordered[k - 1]
+            assert np.count_nonzero(vals[:m] >= bound) >= k
 
 
 @pytest.mark.parametrize("stride", [1, 3])

@@ -11,8 +11,9 @@ kept key (later elements that tie it have higher indices and lose); and when a
 segment has at least k blocks, a bound at or just below the k-th largest block
 maximum is a lower bound of the k-th best key (k blocks each hold an element at
 least that large).  For k up to ``SORTED_K`` that maximum is found exactly by
-insertion (of only the groups of maxima that can hold it, when there are many);
-above, a radix select over the maxima (``RADIX_BITS`` per pass)
+insertion, or, when there are many maxima, the k-th largest of the maxima of
+groups of them is taken instead (a few blocks looser, and cheaper than the
+exact one); above, a radix select over the maxima (``RADIX_BITS`` per pass)
 stops at a bucket reached by k to k - 1 + ``BOUND_SLACK`` maxima, linear in the
 block count and a few blocks looser at most.  A
 sequence of several segments starts from such a bound taken over a sample (its
@@ -202,7 +203,7 @@ def _radix_bound(vals, m, k, counts):
         lo = base
 
 
-#: values per group in :func:`_kth_by_groups`.
+#: values per group in :func:`_bound_by_groups`.
 GROUP = 8
 
 
@@ -215,17 +216,18 @@ def _insert_range(scratch, count, k, vals, start, stop):
 
 
 @njit(inline="always")
-def _kth_by_groups(vals, m, k, scratch):
-    """The k-th largest of ``vals[:m]`` (GROUP * k <= m), by insertion into ``scratch``
-    (which holds k + m // GROUP).  Used when m >= 4 * GROUP * k.
+def _bound_by_groups(vals, m, k, scratch):
+    """The k-th largest of the maxima of ``m // GROUP`` groups of ``vals[:m]``, by
+    insertion into ``scratch`` (which holds k + m // GROUP).  Used when
+    m >= 4 * GROUP * k.
 
     Group g holds ``vals[r * groups + g]`` for r < GROUP; the group maxima are one
-    vectorised pass, and the k-th largest of them, ``t``, is at most the k-th largest
-    value (k groups hold a value >= t).  Every value at or above that lies in a group
-    whose maximum reaches ``t``, so only those groups (about k to 2k of them on random
-    input) and the values after the last full group are inserted.  Measured on 576
-    block maxima, one thread: k = 3 1.2 -> 0.3 us, k = 10 0.65 -> 0.5, k = 16 1.15 ->
-    0.85; at k = 32 (m < 4 * GROUP * k) it was slower than inserting every value.
+    vectorised pass.  k groups hold a value at least as large, so this is a lower
+    bound of the k-th largest value that k values reach; on random block maxima it
+    lets in a few more blocks than the k-th largest itself would.  Finding that
+    (inserting the values of the groups that reach this bound) cost more than the
+    extra blocks: measured, (1000, 10000) rows, two threads, k = 10 2.86 -> 2.55 ms,
+    k = 16 3.41 -> 2.91, float16 k = 10 2.14 -> 1.79; groups of 4 or 16 were slower.
     """
     groups = m // GROUP
     gmax = scratch[k:k + groups]
@@ -235,26 +237,19 @@ def _kth_by_groups(vals, m, k, scratch):
         for g in range(groups):
             gmax[g] = max(gmax[g], row[g])
     _insert_range(scratch, 0, k, gmax, 0, groups)
-    t = scratch[k - 1]
-    count = 0
-    for g in range(groups):
-        if gmax[g] >= t:
-            for r in range(GROUP):
-                count = insert_word(scratch, count, k, vals[r * groups + g])
-    _insert_range(scratch, count, k, vals, GROUP * groups, m)
     return scratch[k - 1]
 
 
 @njit
-def _kth_largest(vals, m, k, scratch, counts):
+def _kth_bound(vals, m, k, scratch, counts):
     """A lower bound of the k-th largest of ``vals[:m]`` (1 <= k <= m) that k of them
-    reach: the k-th largest itself for k <= SORTED_K (by insertion into ``scratch``,
-    which holds k + m // GROUP, through group maxima when m is at least 4 * GROUP * k),
-    else :func:`_radix_bound`."""
+    reach.  For k <= SORTED_K: the k-th largest itself (by insertion into ``scratch``,
+    which holds k + m // GROUP), or when m is at least 4 * GROUP * k, the k-th largest
+    of group maxima (:func:`_bound_by_groups`); above, :func:`_radix_bound`."""
     if k > SORTED_K:
         return _radix_bound(vals, m, k, counts)
     if m >= 4 * GROUP * k:
-        return _kth_by_groups(vals, m, k, scratch)
+        return _bound_by_groups(vals, m, k, scratch)
     _insert_range(scratch, 0, k, vals, 0, m)
     return scratch[k - 1]
 
@@ -267,7 +262,7 @@ def _segment_maxima(flat, base, stride, s0, m, kind, sign, absmask, nanbound, on
 
     At unit stride they come straight from the input; at other strides through the
     key ``tile``, which the scan then reads its candidates' keys from.  Called, not
-    inlined (like :func:`_kth_largest`): once per segment, and the scan compiles in
+    inlined (like :func:`_kth_bound`): once per segment, and the scan compiles in
     12.5 s per key width instead of 14-16 s, with no slower row.
     """
     if stride == 1:
@@ -369,7 +364,7 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
             h = _qualifying(bmax, blocks, lo, hits)
             count = blocks if h > k and blocks >= k else 0
         if count > 0:
-            bound = _kth_largest(bmax, count, k, scratch, counts)
+            bound = _kth_bound(bmax, count, k, scratch, counts)
             if bound > lo:
                 lo = bound
             if it >= 0:
