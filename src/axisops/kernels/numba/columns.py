@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .keys import cast_like, max_keys_into, order_key
-from .select import SORTED_K, finish_best, out_place, partition_best, write_row
+from .select import SORTED_K, finish_best, insert_later, out_place, partition_best, write_row
 
 __all__ = ["MIN_BUFFER", "merge_columns", "topk_columns"]
 
@@ -151,26 +151,6 @@ def _group_maxima(flat, base, stride, r0, h, width, sub, top, kind, sign, absmas
 
 
 @njit(inline="always")
-def _enter(tk, ti, count, k, key, i):
-    """:func:`~.select.insert_best` for a pair whose index ``i`` is after every kept
-    one: it lands after every equal key (the tie rule), so no index is compared."""
-    if count == k:
-        if key <= tk[k - 1]:
-            return count
-        j = k - 1
-    else:
-        j = count
-        count += 1
-    while j > 0 and key > tk[j - 1]:
-        tk[j] = tk[j - 1]
-        ti[j] = ti[j - 1]
-        j -= 1
-    tk[j] = key
-    ti[j] = i
-    return count
-
-
-@njit(inline="always")
 def _next_gate(tk, count, k, floor, ones, sign):
     """The least key that can still enter a column holding ``count`` keys."""
     if count < k:
@@ -210,7 +190,7 @@ def _columns_insert(flat, base, stride, r0, h, width, sub, groups, top, lo, gate
                 key = order_key(flat[base + i * stride + c], kind, sign, absmask, nanbound,
                                 ones, flip)
                 if key >= need:
-                    count = _enter(tk, ti, count, k, key, i)
+                    count = insert_later(tk, ti, count, k, key, i)
                     need = _next_gate(tk, count, k, lo[c], ones, sign)
         cnt[c] = count
         gate[c] = need

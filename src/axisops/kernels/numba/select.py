@@ -23,6 +23,7 @@ __all__ = [
     "better",
     "finish_best",
     "insert_best",
+    "insert_later",
     "insert_word",
     "out_place",
     "pack",
@@ -170,6 +171,28 @@ def insert_best(keys, idx, count, k, key, i):
         j = count
         count += 1
     while j > 0 and better(key, i, keys[j - 1], idx[j - 1]):
+        keys[j] = keys[j - 1]
+        idx[j] = idx[j - 1]
+        j -= 1
+    keys[j] = key
+    idx[j] = i
+    return count
+
+
+@njit(inline="always")
+def insert_later(keys, idx, count, k, key, i):
+    """:func:`insert_best` for a pair whose index ``i`` is after every kept one (the
+    pairs of one sequence offered in index order): it lands after every equal key,
+    which is the tie rule, so no index is compared (the columns' walk, where the
+    index compares cost a branch each)."""
+    if count == k:
+        if key <= keys[k - 1]:
+            return count
+        j = k - 1
+    else:
+        j = count
+        count += 1
+    while j > 0 and key > keys[j - 1]:
         keys[j] = keys[j - 1]
         idx[j] = idx[j - 1]
         j -= 1
