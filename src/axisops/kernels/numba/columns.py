@@ -272,7 +272,8 @@ def merge_columns(cvals, cidx, k, q0, q1, inner, do_sort, kind, sign, absmask, n
     least k), and ``cvals[o, :, c]`` their elements, so the input is not read again.
 
     Each candidate's place among them rides in the low bits of its index while the
-    k best are chosen (indices are far below 2**52, so the order is unchanged)."""
+    k best are chosen: the driver cuts the axis only for indices below 2**48 and fewer
+    than 2**15 candidates, so the words keep the indices' order and never overflow."""
     m = cidx.shape[1]
     shift = 1
     while (1 << shift) < m:
