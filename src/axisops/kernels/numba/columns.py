@@ -39,7 +39,7 @@ SUB_ROWS = 4
 #: columns take a sampled first bound (:func:`_sampled_bounds`) when the axis is at
 #: least this many times the 2k sampled rows: the sample then costs at most 1/8 of a read.
 SAMPLE_MIN_FACTOR = 8
-#: the spread sample (:func:`_spread_bound`) reads 1/SPREAD_SHARE of the axis.
+#: the spread sample of :func:`_sampled_bounds` reads 1/SPREAD_SHARE of the axis.
 SPREAD_SHARE = 16
 
 
@@ -74,47 +74,36 @@ def _push(ckeys, cidx, cnt, lo, closed, c, key, i, k, ones, sign):
 @njit
 def _sampled_bounds(flat, base, stride, n, k, width, kind, sign, absmask, nanbound, ones,
                     flip, least, most, lo):
-    """Each column's first bound, from two samples of k rows: the last ones and the
-    middle ones.
+    """Each column's first bounds (:func:`_runs_bound`), raised into ``lo``: from the
+    middle k rows and from the last k rows (runs of one row), and, on a long enough
+    axis, from k runs of ``n // (SPREAD_SHARE * k)`` rows around the middle.
 
-    The least key of k elements is at most the column's k-th best key, so elements
-    below the larger of the two never enter.  Without it, a column that rises along
-    the axis (sorted input, or descending input with ``largest=False``) inserts every
-    element, at O(k) each; with it, rising and organ-pipe columns start at about
-    their k-th best.  Two minima over 2k rows cost far less than one sorted sample.
-    ``lo`` gets the bounds (it is left alone where the axis is too short to sample).
+    Without the first two, a column that rises along the axis (sorted input, or
+    descending input with ``largest=False``) inserts every element, at O(k) each;
+    with them, rising and organ-pipe columns start at about their k-th best.  The
+    third is for random columns: it sits near the top 1/span of their keys, so
+    the walk's early rows, which would otherwise insert about one element in i at
+    row i, mostly stay below it.  ``lo`` is left alone where the axis is too short
+    to sample.
     """
     mid = n // 2
     if n < SAMPLE_MIN_FACTOR * 2 * k or mid + k > n - k:
         return
-    for start in (mid, n - k):
-        least[:width] = ones
-        for i in range(start, start + k):
-            row = base + i * stride
-            for c in range(width):
-                key = order_key(flat[row + c], kind, sign, absmask, nanbound, ones, flip)
-                least[c] = key if key < least[c] else least[c]
-        for c in range(width):
-            lo[c] = least[c] if least[c] > lo[c] else lo[c]
     span = n // (SPREAD_SHARE * k)
-    if span >= 2:
-        _spread_bound(flat, base, stride, n, k, span, width, kind, sign, absmask, nanbound,
-                      ones, flip, least, most, lo)
+    for start, run in ((mid, 1), (n - k, 1), ((n - k * span) // 2, span)):
+        if run == 1 or span >= 2:
+            _runs_bound(flat, base, stride, start, k, run, width, kind, sign, absmask,
+                        nanbound, ones, flip, least, most, lo)
 
 
 @njit(inline="always")
-def _spread_bound(flat, base, stride, n, k, span, width, kind, sign, absmask, nanbound, ones,
-                  flip, least, most, lo):
-    """A bound for random columns: the least of the maxima of k runs of ``span`` rows.
-
-    Each run's maximum is a distinct element at least that large, so the column's
-    k-th best is too.  On random columns the bound sits near the top 1/span of
-    the keys, so the walk's early rows, which would otherwise insert about one
-    element in i at row i, mostly stay below it.
-    """
+def _runs_bound(flat, base, stride, start, k, span, width, kind, sign, absmask, nanbound,
+                ones, flip, least, most, lo):
+    """Raise ``lo`` to the least of the maxima of k runs of ``span`` rows from row
+    ``start``.  Each run's maximum is a distinct element at least that large, so the
+    column's k-th best key is too."""
     zero = cast_like(0, sign)
     least[:width] = ones
-    start = (n - k * span) // 2
     for g in range(k):
         most[:width] = zero
         for i in range(start + g * span, start + (g + 1) * span):

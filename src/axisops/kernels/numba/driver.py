@@ -233,16 +233,16 @@ def _columns_split(seqs, spec, plan, segment, out_v, out_i, job):
         tasks.append((seqs.flat, seqs.offs + p0 * seqs.stride, seqs.stride, p1 - p0, kp, 0,
                       count, seqs.inner, panel, COLUMN_ROWS, False, *plan.consts(), values,
                       where))
-        found.append((p0, where))
-    m = sum(w.shape[1] for _, w in found)
+        found.append((p0, values, where))
+    m = sum(w.shape[1] for _, _, w in found)
     cidx = np.empty((seqs.outer, m, seqs.inner), np.int64)
     cvals = np.empty((seqs.outer, m, seqs.inner), plan.utype)
     merges = [(cvals, cidx, spec.k, q0, q1, seqs.inner, spec.sorted, *plan.consts(), out_v,
                out_i) for q0, q1 in split_range(seqs.outer * seqs.inner, threads)]
     ensure([(topk_columns, tasks[0]), (merge_columns, merges[0])], job)
     run_parallel(topk_columns, tasks)
-    np.concatenate([where + p0 for p0, where in found], axis=1, out=cidx)
-    np.concatenate([t[-2] for t in tasks], axis=1, out=cvals)
+    np.concatenate([where + p0 for p0, _, where in found], axis=1, out=cidx)
+    np.concatenate([values for _, values, _ in found], axis=1, out=cvals)
     run_parallel(merge_columns, merges)
 
 
