@@ -124,6 +124,26 @@ def test_rising_sequences_of_distinct_values(dtype, pattern, strategy):
                 np.testing.assert_array_equal(indices, want.indices)
 
 
+@pytest.mark.parametrize("pattern", sorted(RISING))
+@pytest.mark.parametrize("strategy", ["scan", "split"])
+def test_a_large_k_samples_more_segments_for_its_first_bound(pattern, strategy):
+    """k = 1100 over 313 segments samples SAMPLE_MAX of them (one per SAMPLE_K of k) for
+    the first bound: still a lower bound of the k-th best on rising input, where the
+    last segments hold all of it."""
+    from axisops.kernels.numba import scan
+
+    n, k, segment = 40_000, 1100, 128
+    assert scan._samples(-(-n // segment), k) == scan.SAMPLE_MAX
+    row = RISING[pattern](np.arange(n), n).astype(np.int64)
+    x = np.stack([row, -row], axis=1)
+    for largest in (True, False):
+        values, indices = drv.topk(x, _spec(x, k, 0, largest), strategy=strategy,
+                                   segment=segment)
+        want = _reference(x, k, 0, largest)
+        assert_same_bits(values, want.values)
+        np.testing.assert_array_equal(indices, want.indices)
+
+
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("int64"), np.dtype("uint16")],
                          ids=str)
 @pytest.mark.parametrize("pattern", ["random", "ties", "outlier", *sorted(RISING)])

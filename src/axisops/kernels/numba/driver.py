@@ -181,25 +181,28 @@ def _split(seqs: Sequences) -> bool:
 
 def _scan_split(seqs, spec, plan, segment, out_v, out_i, job):
     """Each sequence in turn, cut into one part per thread: every part is scanned as a
-    sequence of its own (its k best, unsorted), then :func:`merge_parts` merges them."""
-    parts = split_range(seqs.n, max(2, get_num_threads()))
+    sequence of its own (its k best, sorted), then :func:`merge_parts` merges them.
+
+    The calling thread's part is the larger by what a :class:`Balance` learned of the
+    pool's later start (measured, 2 threads, (1, 10M) k=1000: float16 1.53 -> 1.39 ms,
+    float32 2.12 -> 1.93, against even parts)."""
+    parts, balance = _balanced(job, seqs.n, max(2, get_num_threads()), 1)
+    bounds = np.cumsum([0] + [min(spec.k, p1 - p0) for p0, p1 in parts])
     for q in range(seqs.outer * seqs.inner):
         base = int(seqs.offs[q])
-        tasks, found = [], []
-        for p0, p1 in parts:
-            kp = min(spec.k, p1 - p0)
-            values = np.empty((1, kp, 1), plan.utype)
-            where = np.empty((1, kp, 1), np.int64)
+        cvals = np.empty(bounds[-1], plan.utype)
+        cidx = np.empty(bounds[-1], np.int64)
+        tasks = []
+        for (p0, p1), b0, b1 in zip(parts, bounds[:-1], bounds[1:]):
             offs = np.array([base + p0 * seqs.stride], np.int64)
-            tasks.append((seqs.flat, offs, seqs.stride, p1 - p0, kp, 0, 1, 1, segment, False,
-                          *plan.consts(), values, where))
-            found.append((p0, where))
-        cidx = np.empty(sum(w.size for _, w in found), np.int64)
-        merge = (seqs.flat, base, seqs.stride, cidx, spec.k, spec.sorted, q, seqs.inner,
-                 *plan.consts(), out_v, out_i)
+            tasks.append((seqs.flat, offs, seqs.stride, p1 - p0, b1 - b0, 0, 1, 1, segment,
+                          True, *plan.consts(), cvals[b0:b1].reshape(1, -1, 1),
+                          cidx[b0:b1].reshape(1, -1, 1)))
+        merge = (cvals, cidx, bounds, spec.k, q, seqs.inner, *plan.consts(), out_v, out_i)
         ensure([(topk_scan_rows, tasks[0]), (merge_parts, merge)], job)
-        run_parallel(topk_scan_rows, tasks)
-        np.concatenate([where.reshape(-1) + p0 for p0, where in found], out=cidx)
+        run_parallel(topk_scan_rows, tasks, (balance, parts[0][1], seqs.n, 1))
+        for (p0, _), b0, b1 in zip(parts, bounds[:-1], bounds[1:]):
+            cidx[b0:b1] += p0
         merge_parts(*merge)
 
 
