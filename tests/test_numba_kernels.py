@@ -133,7 +133,7 @@ def test_a_large_k_samples_more_segments_for_its_first_bound(pattern, strategy):
     from axisops.kernels.numba import scan
 
     n, k, segment = 40_000, 1100, 128
-    assert scan._samples(-(-n // segment), k) == scan.SAMPLE_MAX
+    assert scan._samples(n, segment, k) == scan.SAMPLE_MAX
     row = RISING[pattern](np.arange(n), n).astype(np.int64)
     x = np.stack([row, -row], axis=1)
     for largest in (True, False):

@@ -15,10 +15,10 @@ insertion, or, when there are many maxima, the k-th largest of the maxima of
 groups of them is taken instead (a few blocks looser, and cheaper than the
 exact one); above, a radix select over the maxima (``RADIX_BITS`` per pass)
 stops at a bucket reached by k to k - 1 + ``BOUND_SLACK`` maxima, linear in the
-block count and a few blocks looser at most.  A
-sequence of several segments starts from such a bound taken over a sample of its
-segments (the last and the middle one, more for a large k), so input that rises
-along it is refused from the start.  Sorted, constant or adversarial input therefore stays linear.
+block count and a few blocks looser at most.  A sequence of several segments
+starts from such a bound taken over a sample of its segments (the last and the
+middle one, more for a large k), so input that rises along it is refused from
+the start.  Sorted, constant or adversarial input therefore stays linear.
 
 Where many blocks are expected to qualify (a large k against the segment), the
 maxima pass also keeps each *band* of ``BAND_ROWS`` rows' block maxima apart, and
@@ -66,8 +66,10 @@ SAMPLE_MAX = 16
 
 
 @njit(inline="always")
-def _samples(parts, k):
-    """How many segments of a sequence of ``parts`` segments give its first bound."""
+def _samples(n, seg, k):
+    """How many segments (of at most ``seg`` elements) of a sequence of ``n`` give its
+    first bound."""
+    parts = (n + seg - 1) // seg
     if parts < SAMPLE_MIN_SEGMENTS:
         return 0
     return max(2, min(k // SAMPLE_K, SAMPLE_MAX, parts // 8))
@@ -357,7 +359,7 @@ def scan_sequence(flat, base, stride, n, k, seg, kind, sign, absmask, nanbound, 
     # Steps -ns .. -1 sample segments spread from the last one back (their block maxima
     # side by side in bmax) for a first bound; steps 0.. scan the segments.  One loop,
     # one call site each for the maxima and the k-th largest.
-    ns = _samples(parts, k)
+    ns = _samples(n, seg, k)
     sampled = 0
     expect = k  # blocks expected to qualify in the next segment: then as many as last time
     for it in range(-ns, parts):
@@ -468,7 +470,7 @@ def topk_scan_rows(flat, offs, stride, n, k, q0, q1, inner, seg, do_sort, kind, 
     blocks = longest // BLOCK + 64
     tile = np.empty(1 if stride == 1 else longest, flat.dtype)
     # the first bound's sampled segments side by side (at least two blocks' worth)
-    bmax = np.empty(max(2, _samples(-(-n // seg), k)) * blocks, flat.dtype)
+    bmax = np.empty(max(2, _samples(n, seg, k)) * blocks, flat.dtype)
     band_rows = BAND_ROWS if k >= BAND_MIN_K else _ONE_BAND
     bands = np.empty(_MAX_BANDS * blocks if k >= BAND_MIN_K else 1, flat.dtype)
     hits = np.empty(2 * blocks, np.int64)
@@ -504,18 +506,19 @@ def merge_parts(cvals, cidx, bounds, k, q, inner, kind, sign, absmask, nanbound,
     if bounds[parts] < k:
         raise RuntimeError("axisops internal error: parts kept fewer than k candidates")
     heads = bounds[:parts].copy()
+    keys = np.empty(parts, cvals.dtype)  # the key at each part's head, while it has one
+    for p in range(parts):
+        if heads[p] < bounds[p + 1]:
+            keys[p] = order_key(cvals[heads[p]], kind, sign, absmask, nanbound, ones, flip)
     o, col = out_place(q, inner)
     for j in range(k):
         best = -1
-        best_key = cast_like(0, sign)
         for p in range(parts):
-            at = heads[p]
-            if at == bounds[p + 1]:
-                continue
-            key = order_key(cvals[at], kind, sign, absmask, nanbound, ones, flip)
-            if best < 0 or key > best_key:
-                best, best_key = p, key
+            if heads[p] < bounds[p + 1] and (best < 0 or keys[p] > keys[best]):
+                best = p
         at = heads[best]
         out_vals[o, j, col] = cvals[at]
         out_idx[o, j, col] = cidx[at]
         heads[best] = at + 1
+        if at + 1 < bounds[best + 1]:
+            keys[best] = order_key(cvals[at + 1], kind, sign, absmask, nanbound, ones, flip)
