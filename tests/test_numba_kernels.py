@@ -596,3 +596,44 @@ def test_columns_spread_bound_is_never_above_the_kth_best(dtype, k):
             want = _reference(x, k, 0, largest)
             assert_same_bits(values, want.values)
             np.testing.assert_array_equal(indices, want.indices)
+
+
+@pytest.mark.parametrize("pattern", ["random", "ties", "rising", "in the sample"])
+def test_a_hoped_for_first_bound_is_scanned_again_from_the_sure_one_when_too_high(pattern):
+    """k = 300 over 40 segments of 1000: a spread sample (4 segments) holds about 30 of
+    the k best, so the scan starts from the bound 55 of its block maxima reach, not 300.
+    Random and tie-heavy rows take it and find at least k elements reaching it.  A
+    rising row does not take it (its last segment holds all 55).  A row whose 300
+    largest all lie in the sampled segments takes it, finds only 55, and is scanned
+    again from the sure bound.  Every result is the oracle's."""
+    from axisops.kernels.numba import scan
+    from axisops.kernels.numba.keys import key_plan
+
+    n, k, seg = 40_000, 300, 1000
+    parts = -(-n // seg)
+    step, ns = -(-n // parts), scan._samples(n, seg, k)
+    assert (ns, scan._hope_rank(k, ns * step, n)) == (4, 55)
+    rng = np.random.default_rng(7)
+    row = {"random": rng.permutation(n), "ties": rng.integers(0, 3000, n),
+           "rising": np.arange(n), "in the sample": rng.permutation(n)}[pattern]
+    if pattern == "in the sample":
+        for it in range(-ns, 0):
+            s0 = (parts - 1 - ((it + ns) * parts) // ns) * step
+            row[s0 + rng.choice(step, k // ns, replace=False)] += n
+    row = row.astype(np.float32)
+    plan = key_plan(row.dtype, True)
+    flat = row.view(np.uint32)
+    buffers = scan.scan_buffers(flat, 1, n, k, seg)
+    c, sure, done, hoping = scan._scan_steps(flat, 0, 1, n, k, *plan.consts(), *buffers, True,
+                                             parts, step, ns, -ns, np.uint32(0))
+    assert not done
+    assert hoping == (pattern != "rising")
+    assert (c < k) == (pattern == "in the sample")
+    if hoping:  # every candidate reached the hope, above the sure bound
+        assert (buffers[7][:c] > sure).all()
+    x = row.reshape(1, n)
+    for largest in (True, False):
+        values, indices = drv.topk(x, _spec(x, k, 1, largest), strategy="scan", segment=seg)
+        want = _reference(x, k, 1, largest)
+        assert_same_bits(values, want.values)
+        np.testing.assert_array_equal(indices, want.indices)
