@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import axisops
+from axisops.kernels.layout import sequences
 from axisops.kernels.numba import driver as drv
 from axisops.validation import ArrayMeta, gather_spec, topk_spec
 
@@ -309,7 +310,6 @@ def test_columns_cut_the_axis_across_threads_only_for_few_panels_and_small_k():
     (each thread walks every column over part of the axis) for k up to
     COLUMN_SPLIT_MAX_K and an axis of COLUMN_SPLIT_MIN or more; and its result is the
     oracle's, sorted and not, with ties across the cut."""
-    from axisops.kernels.layout import sequences
 
     old = axisops.get_num_threads()
     try:
@@ -474,7 +474,7 @@ def test_gather_at_prefetch_and_block_boundaries(threads, layout, prefetch):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int8", "uint16", "int64", "float64"])
-@pytest.mark.parametrize("k", [1, 2, 8, 16, 17, 40, 64])
+@pytest.mark.parametrize("k", [1, 2, 8, 16, 17, 40, 64, 65, 100])
 @pytest.mark.parametrize("layout", ["C", "F", "reversed"])
 def test_short_rows_by_extraction_and_by_insertion(dtype, k, layout):
     """The insert strategy's three routes (packed extraction for k <= EXTRACT_MAX_K,
@@ -482,8 +482,9 @@ def test_short_rows_by_extraction_and_by_insertion(dtype, k, layout):
     and one by one, with heavy ties."""
     from axisops.dtypes import as_dtype
 
+    assert drv.EXTRACT_MAX_K == 64  # k = 65 and 100 are the packed insertion's
     rng = np.random.default_rng(k)
-    x = rng.integers(-3, 4, size=(300, 64)).astype(np.float32).astype(as_dtype(dtype))
+    x = rng.integers(-3, 4, size=(300, 100)).astype(np.float32).astype(as_dtype(dtype))
     arr = {"C": x, "F": np.asfortranarray(x), "reversed": x[::-1, ::-1]}[layout]
     for largest in (True, False):
         with mock.patch.object(drv, "PARALLEL_MIN", 0):
@@ -491,6 +492,52 @@ def test_short_rows_by_extraction_and_by_insertion(dtype, k, layout):
         want = _reference(arr, k, 1, largest)
         assert_same_bits(got[0], want.values)
         np.testing.assert_array_equal(got[1], want.indices)
+
+
+def test_keys_of_32_bits_or_fewer_are_extracted_from_rows_up_to_the_extraction_limits():
+    """Packed keys take the insert strategy's extraction while k <= EXTRACT_MAX_K,
+    n <= EXTRACT_MAX_N and k * n <= EXTRACT_MAX_WORK; 64-bit keys keep the insertion's
+    own limits (their insertion is not branch-free)."""
+    def strategy(dtype, n, k, rows=4):
+        return drv.choose_strategy(sequences(np.zeros((rows, n), dtype), 1), k)
+
+    assert (drv.EXTRACT_MAX_N, drv.EXTRACT_MAX_WORK) == (1024, 32768)
+    for dtype in (np.float32, np.int32, np.float16, np.int8):
+        assert strategy(dtype, 512, 8) == "insert"
+        assert strategy(dtype, 100, 24) == "insert"
+        assert strategy(dtype, 512, 64) == "insert"
+        assert strategy(dtype, 1024, 32) == "insert"
+        assert strategy(dtype, 1024, 33) == "scan"   # k * n above the limit
+        assert strategy(dtype, 1025, 8) == "scan"    # n above the limit
+        assert strategy(dtype, 200, 65) == "radix"   # k above EXTRACT_MAX_K
+    for dtype in (np.float64, np.int64):
+        assert strategy(dtype, 256, 16) == "insert"
+        assert strategy(dtype, 512, 8) == "scan"
+        assert strategy(dtype, 100, 24) == "radix"
+    # a transposed layout with k above the columns' limit takes the extraction too
+    t = np.zeros((512, 4000), np.float32)
+    assert drv.choose_strategy(sequences(t, 0), 48) == "insert"
+
+
+def test_extraction_up_to_its_limits_is_exact_on_ties_nan_and_rising_rows():
+    """Rows the driver now extracts (n up to 1024, k up to 64) against the oracle:
+    heavy ties, NaN and infinities, rising and falling rows, both directions."""
+    rng = np.random.default_rng(3)
+    for n, k in ((512, 8), (512, 64), (1024, 32), (100, 24), (768, 42)):
+        ties = rng.integers(-3, 4, (40, n)).astype(np.float32)
+        ties[::3, ::7] = np.nan
+        ties[1::3, ::5] = -np.inf
+        ties[2::3, 1::9] = np.inf
+        rising = np.tile(np.arange(n, dtype=np.float32), (8, 1))
+        for x in (ties, rising, rising[:, ::-1], ties.astype(np.float16),
+                  rng.integers(-2**31, 2**31, (16, n)).astype(np.int32)):
+            assert drv.choose_strategy(sequences(x, 1), k) == "insert"
+            for largest in (True, False):
+                with mock.patch.object(drv, "PARALLEL_MIN", 0):
+                    got = drv.topk(x, _spec(x, k, 1, largest))
+                want = _reference(x, k, 1, largest)
+                assert_same_bits(got[0], want.values)
+                np.testing.assert_array_equal(got[1], want.indices)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "uint32", "int32", "uint16", "float16", "bool"])

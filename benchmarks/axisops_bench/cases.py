@@ -118,6 +118,8 @@ CASES: tuple[Case, ...] = (
     Case("float16 (1000, 10k) k=10", (1000, 10_000), "float16", k=10,
          targets=(Target(max_floor=3), _ANY)),
     Case("(100k, 100) k=10", (100_000, 100), k=10, targets=(Target(max_floor=6), _ANY)),
+    Case("(100k, 100) k=32", (100_000, 100), k=32, targets=(_ANY,)),
+    Case("(20k, 512) k=8", (20_000, 512), k=8, targets=(_ANY,)),
     Case("(10k, 1000) k=1000 full sort", (10_000, 1000), k=1000,
          targets=(Target(peer="torch", min_speedup=4), _ANY)),
     Case("int64 (1, 10M) k=100", (1, 10_000_000), "int64", k=100, targets=(_ANY,)),

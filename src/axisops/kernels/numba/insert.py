@@ -36,9 +36,12 @@ from .select import (
 
 __all__ = ["CHUNK", "EXTRACT_MAX_K", "topk_insert_rows"]
 
-#: up to this k, packed keys are selected by k maximum reductions: on 64..512-element
-#: rows that beats insertion up to about k = 16 (measured, float32, AVX-512).
-EXTRACT_MAX_K = 16
+#: up to this k, packed keys are selected by k maximum reductions, whose cost does not
+#: depend on the data.  Measured, float32, one thread, ns a row (extraction against the
+#: best other route): (64, k=48) 464 vs 757 radix, (128, 64) 919 vs 1079 radix, (512, 64)
+#: 2840 vs 3331 radix; above about k = 64 the radix sort wins (the driver also bounds
+#: k * n, see ``driver.EXTRACT_MAX_WORK``).
+EXTRACT_MAX_K = 64
 #: keys per tile: sequences back to back in memory get their keys in one pass of this
 #: many elements (a call per short sequence would cost as much as the sequence).
 CHUNK = 8192
