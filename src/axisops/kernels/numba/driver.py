@@ -31,7 +31,7 @@ from . import radix as numba_radix
 from . import scan as numba_scan
 from .cache import dispatchers_in, ensure, install_safe_saves
 from .columns import merge_columns, topk_columns
-from .insert import EXTRACT_MAX_K, topk_insert_rows
+from .insert import EXTRACT_MAX_K, PACKED_MAX_BYTES, topk_insert_rows
 from .keys import key_plan
 from .radix import topk_radix_rows
 from .scan import SEGMENT_BYTES, UNIT_SEGMENT, merge_parts, topk_scan_rows
@@ -124,8 +124,8 @@ def choose_strategy(seqs: Sequences, k: int) -> str:
 def _extracts(seqs: Sequences, k: int) -> bool:
     """Whether the insert strategy's extraction serves these sequences (see
     EXTRACT_MAX_N)."""
-    return (seqs.flat.itemsize <= 4 and k <= EXTRACT_MAX_K and seqs.n <= EXTRACT_MAX_N
-            and k * seqs.n <= EXTRACT_MAX_WORK)
+    return (seqs.flat.itemsize <= PACKED_MAX_BYTES and k <= EXTRACT_MAX_K
+            and seqs.n <= EXTRACT_MAX_N and k * seqs.n <= EXTRACT_MAX_WORK)
 
 
 def _empty(spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:

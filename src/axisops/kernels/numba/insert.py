@@ -34,8 +34,10 @@ from .select import (
     write_row,
 )
 
-__all__ = ["CHUNK", "EXTRACT_MAX_K", "topk_insert_rows"]
+__all__ = ["CHUNK", "EXTRACT_MAX_K", "PACKED_MAX_BYTES", "topk_insert_rows"]
 
+#: keys of at most this many bytes travel with their index in one 64-bit word.
+PACKED_MAX_BYTES = 4
 #: up to this k, packed keys are selected by k maximum reductions, whose cost does not
 #: depend on the data.  Measured, float32, one thread, ns a row (extraction against the
 #: best other route): (64, k=48) 464 vs 757 radix, (128, 64) 919 vs 1079 radix, (512, 64)
@@ -150,7 +152,7 @@ def topk_insert_rows(flat, offs, stride, n, k, q0, q1, inner, kind, sign, absmas
     """The insert strategy for sequences ``q0 .. q1-1``, each of length ``n``."""
     per_tile = max(2, CHUNK // n // 2 * 2)  # even: only a range's last row goes unpaired
     tile = np.empty(per_tile * n, flat.dtype)
-    packed = flat.itemsize <= 4 and n <= 0xFFFFFFFF
+    packed = flat.itemsize <= PACKED_MAX_BYTES and n <= 0xFFFFFFFF
     extract = packed and k <= EXTRACT_MAX_K
     words = np.empty(2 * n if packed and not extract else 1, np.uint64)
     signed_words = np.empty(2 * n if extract else 1, np.int64)
