@@ -33,15 +33,30 @@ def _flat_gather(x, idx, out, ahead=AHEAD):
                           out)
 
 
-@pytest.mark.parametrize("dtype, value", [
+def _column_gather(x, idx, out, ahead=AHEAD):
+    """The kernel along dim 0 of a C-ordered ``x`` of shape (n, 2) at an ``idx`` of shape
+    (m, 2) (the block path: ``inner`` is 2), in one task: its return value."""
+    offs = np.arange(2, dtype=np.int64)
+    return kg.gather_flat(x.reshape(-1), offs, 2, np.int64(x.shape[0]), idx.reshape(-1), offs,
+                          2, idx.shape[0], 0, idx.size, 2, True, ahead, out)
+
+
+BAD_VALUES = [
     ("int64", 100), ("int64", -101), ("int64", -(2**63)), ("int32", 2**31 - 1),
     ("int8", -128), ("uint64", 2**63 + 5), ("uint64", 2**64 - 1), ("uint64", 100),
     ("uint8", 255),
-])
-@pytest.mark.parametrize("at", [0, 7, BLOCK - 1, BLOCK, BLOCK + AHEAD - 1, BLOCK + AHEAD,
-                                3 * BLOCK - 1])
-@pytest.mark.parametrize("ahead", [AHEAD, 0, 1, BLOCK + 5])
-def test_the_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, at, ahead):
+]
+PLACES = [0, 7, BLOCK - 1, BLOCK, BLOCK + AHEAD - 1, BLOCK + AHEAD, 3 * BLOCK - 1]
+
+
+@pytest.mark.parametrize("dtype, value", BAD_VALUES)
+@pytest.mark.parametrize("at", PLACES)
+@pytest.mark.parametrize("ahead", [AHEAD, 1, BLOCK + 5])
+def test_the_row_kernel_reads_only_inside_x_and_stops_at_a_bad_value(dtype, value, at, ahead):
+    """Along rows, prefetching, the kernel checks the first ``lead`` positions before
+    any copy, then turns each value into a position ``lead`` elements before copying
+    it, clamping it into the row (an out-of-range value reads the row's last
+    element), and stops at the end of the block in which it met the value."""
     x = np.arange(100, dtype=np.uint64) + 1000
     size = 3 * BLOCK
     idx = (np.arange(size) % 100).astype(dtype)
@@ -49,12 +64,44 @@ def test_the_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, 
     out = np.zeros(size, np.uint64)
     stop = _flat_gather(x, idx, out, ahead)
     assert stop == at
+    lead = min(ahead, size)
+    copied = 0 if at < lead else min(size, ((at - lead) // BLOCK + 1) * BLOCK)
+    want = x[np.clip(idx[:copied].astype(np.int64), 0, 99)]
+    want[at:at + 1] = x[99]   # the bad value itself, clamped
+    assert (out[:copied] == want).all()
+    assert (out[copied:] == 0).all()
+
+
+@pytest.mark.parametrize("dtype, value", BAD_VALUES)
+@pytest.mark.parametrize("at", PLACES)
+@pytest.mark.parametrize("path, ahead", [("columns", AHEAD), ("columns", 0), ("columns", 1),
+                                         ("columns", BLOCK + 5), ("rows without prefetch", 0)])
+def test_the_block_kernel_stops_at_a_bad_value_before_copying_its_block(dtype, value, at, ahead,
+                                                                         path):
+    """Along columns, and along rows when x is small enough to read without hints,
+    positions are computed a block at a time, checked, then copied."""
+    size = 3 * BLOCK
+    out = np.zeros(size, np.uint64)
+    if path == "columns":
+        x = (np.arange(200, dtype=np.uint64) + 1000).reshape(100, 2)
+        idx = (np.arange(size) % 100).astype(dtype).reshape(-1, 2)
+        idx.reshape(-1)[at] = value
+        stop = _column_gather(x, idx, out, ahead)
+        columns = np.arange(size) % 2
+    else:
+        x = (np.arange(100, dtype=np.uint64) + 1000).reshape(100, 1)
+        idx = (np.arange(size) % 100).astype(dtype).reshape(-1, 1)
+        idx[at] = value
+        stop = _flat_gather(x.reshape(-1), idx.reshape(-1), out, ahead)
+        columns = np.zeros(size, np.int64)
+    assert stop == at
     # A block is checked whole, its prefetch window (the next ``ahead`` positions)
     # included, before any read of x: the first block whose window holds the
     # value is never copied, nor any after it.
     first_unsafe = max(0, ((at - BLOCK - ahead) // BLOCK + 1) * BLOCK)
     assert (out[first_unsafe:] == 0).all()
-    assert (out[:first_unsafe] == x[idx[:first_unsafe].astype(np.int64)]).all()
+    flat = idx.reshape(-1)[:first_unsafe].astype(np.int64) * x.shape[1]
+    assert (out[:first_unsafe] == x.reshape(-1)[flat + columns[:first_unsafe]]).all()
 
 
 @pytest.mark.parametrize("ahead", [AHEAD, 0])

@@ -4,7 +4,8 @@ Random reads (a gather's ``x[index]``) spend most of their time waiting for
 memory; asking for an element a few hundred iterations before it is needed
 keeps many reads in flight at once.  This is LLVM's ``llvm.prefetch``, which
 never faults and changes no result.  Kernels only prefetch elements whose
-positions were already validated, so even the hint stays inside the array.
+positions were already validated (or clamped into the array), so even the hint
+stays inside the array.
 
 The hint asks for the line in the second-level cache (LLVM locality 2:
 ``prefetcht1`` on x86, ``PLDL2KEEP`` on Arm), not the first: a few hundred
