@@ -684,3 +684,23 @@ def test_a_hoped_for_first_bound_is_scanned_again_from_the_sure_one_when_too_hig
         want = _reference(x, k, 1, largest)
         assert_same_bits(values, want.values)
         np.testing.assert_array_equal(indices, want.indices)
+
+
+def test_row_offsets_are_shared_between_calls_up_to_a_size():
+    """C-ordered rows reuse one offsets array per (rows, length) up to
+    SHARED_OFFSETS_MAX rows; larger ones are built per call.  Either way the offsets
+    are the rows' starts, and a kernel run on shared ones leaves them as they were."""
+    from axisops.kernels import layout
+
+    rows = layout.SHARED_OFFSETS_MAX
+    a, b = np.zeros((rows, 3), np.float32), np.ones((rows, 3), np.int16)
+    first, second = sequences(a, 1).offs, sequences(b, 1).offs
+    assert first is second
+    np.testing.assert_array_equal(first, np.arange(rows) * 3)
+    big = np.zeros((rows + 1, 3), np.float32)
+    assert sequences(big, 1).offs is not sequences(big, 1).offs
+    np.testing.assert_array_equal(sequences(big, 1).offs, np.arange(rows + 1) * 3)
+    x = np.random.default_rng(4).standard_normal((rows, 3)).astype(np.float32)
+    got = axisops.topk(x, 2, backend="numba")
+    assert_same_bits(got.values, _reference(x, 2, -1, True).values)
+    np.testing.assert_array_equal(sequences(a, 1).offs, np.arange(rows) * 3)

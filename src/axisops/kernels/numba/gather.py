@@ -34,8 +34,8 @@ negative-index wrapping), so the out-of-order window also holds many
 reads.  The rows path interleaves computing positions with the copy in one
 loop instead of a block pass then a copy pass: on Zen 4 that keeps the hints
 flowing, and the axis-1 gather (4096, 4096) by (4096, 64) took 0.67-0.74 ms
-on one thread against 1.02-1.10 for the block path (rows of 4: 0.90-1.02
-against 1.69-1.81; one row of 10M: the same).  The block path stays where it
+on one thread against 1.02-1.10 for the block path (rows of 4: 0.89-1.02
+against 1.69-1.83; one row of 10M: the same).  The block path stays where it
 is faster: without hints (``x`` in the L2: its vectorised position pass
 wins) and along inner dimensions.  The driver passes ``ahead = 0`` when ``x``
 fits in half a core's L2, where the hints cost more than they bring.
