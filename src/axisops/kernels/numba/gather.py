@@ -225,12 +225,13 @@ def _gather_rows(x_flat, xoffs, xstride, n, i_flat, ioffs, istride, m, t0, t1, a
     ring, mask = np.empty(size, np.uint64), np.uint64(size - 1)
     if not _positions_rows(xoffs, xstride, n, i_flat, ioffs, istride, m, t0, lead, ring):
         return first_bad(n, i_flat, ioffs, istride, m, 1, t0, t0 + lead)
-    # The look-ahead's place: output element t0 + lead, index value ``m - left`` of
-    # sequence q, read at ``ipos``; ``f`` counts from t0, as ``e`` does.
-    q, left = (t0 + lead) // m, m - (t0 + lead) % m
+    # The look-ahead's place: output element t0 + lead, index value j of sequence q
+    # (``left`` values to go in it), read at ``ipos``; ``f`` counts from t0, as ``e`` does.
+    q, j = (t0 + lead) // m, (t0 + lead) % m
+    left = m - j
     ipos, xbase = np.uint64(0), np.int64(0)
     if q < xoffs.size:
-        ipos, xbase = np.uint64(ioffs[q] + (m - left) * istride), xoffs[q]
+        ipos, xbase = np.uint64(ioffs[q] + j * istride), xoffs[q]
     istep = np.uint64(istride)  # two's complement: adding it also steps backwards
     last, f, bad, dst = np.uint64(n - 1), np.uint64(lead), False, out[t0:t1]
     for s in range(0, total, BLOCK):
