@@ -1,0 +1,107 @@
+// Order keys: every dtype mapped to an unsigned integer of its width whose unsigned order is
+// the contract's order, so one kernel per key width serves every dtype.
+//
+// - unsigned integers: the bits as they are;
+// - signed integers: the bits with the sign bit flipped (INT_MIN is the smallest key);
+// - bool: 0 for False, the top bit for True (any non-zero byte is True);
+// - floats (float16, bfloat16, float32, float64): negative values have every bit flipped,
+//   positive values the sign bit set; -0.0 gets +0.0's key and every NaN the largest key.
+//
+// "Smallest first" is "largest first" on the complement of the key (XOR with `flip`), so
+// kernels only ever look for the largest keys.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace axisops {
+
+// How the bits of an element become a key; the values are the Python side's codes.
+enum class Kind : int { Unsigned = 0, Signed = 1, Float = 2, BFloat = 3, Bool = 4 };
+
+template <class U>
+struct Bits {
+    static_assert(std::is_unsigned_v<U>, "keys are unsigned");
+    static constexpr int width = int(sizeof(U)) * 8;
+    static constexpr U sign = U(U(1) << (width - 1));
+    static constexpr U ones = U(~U(0));
+    static constexpr U absmask = U(sign - 1);
+};
+
+// The absolute bits at and above which a float is NaN (the exponent all ones is +inf).
+template <class U, Kind K>
+constexpr U nan_bound() {
+    if constexpr (K == Kind::BFloat) return U(0x7F80);
+    else if constexpr (sizeof(U) == 2) return U(0x7C00);
+    else if constexpr (sizeof(U) == 4) return U(0x7F800000u);
+    else return U(0x7FF0000000000000ull);
+}
+
+// A key type: `U` the element's bits, `K` how they order. `key(u)` is branch-free so loops
+// over it vectorise.
+template <class U, Kind K>
+struct Key {
+    using type = U;
+    static constexpr Kind kind = K;
+    static constexpr U sign = Bits<U>::sign;
+    static constexpr U ones = Bits<U>::ones;
+
+    static inline U of(U u) {
+        if constexpr (K == Kind::Float || K == Kind::BFloat) {
+            constexpr U absmask = Bits<U>::absmask;
+            constexpr U nanbound = nan_bound<U, K>();
+            const U a = U(u & absmask);
+            U k = (u & sign) ? U(~u) : U(u | sign);
+            k = a == 0 ? sign : k;
+            return a > nanbound ? ones : k;
+        } else if constexpr (K == Kind::Signed) {
+            return U(u ^ sign);
+        } else if constexpr (K == Kind::Bool) {
+            return u != 0 ? sign : U(0);
+        } else {
+            return u;
+        }
+    }
+    // The key XORed with `flip`: all ones for "smallest first", zero for "largest first".
+    static inline U of(U u, U flip) { return U(of(u) ^ flip); }
+};
+
+// Calls `f(Key<U, K>{})` for the runtime (itemsize, kind) pair; false if there is none.
+template <class F>
+bool with_key(int itemsize, Kind kind, F&& f) {
+    switch (itemsize) {
+        case 1:
+            switch (kind) {
+                case Kind::Unsigned: f(Key<uint8_t, Kind::Unsigned>{}); return true;
+                case Kind::Signed: f(Key<uint8_t, Kind::Signed>{}); return true;
+                case Kind::Bool: f(Key<uint8_t, Kind::Bool>{}); return true;
+                default: return false;
+            }
+        case 2:
+            switch (kind) {
+                case Kind::Unsigned: f(Key<uint16_t, Kind::Unsigned>{}); return true;
+                case Kind::Signed: f(Key<uint16_t, Kind::Signed>{}); return true;
+                case Kind::Float: f(Key<uint16_t, Kind::Float>{}); return true;
+                case Kind::BFloat: f(Key<uint16_t, Kind::BFloat>{}); return true;
+                default: return false;
+            }
+        case 4:
+            switch (kind) {
+                case Kind::Unsigned: f(Key<uint32_t, Kind::Unsigned>{}); return true;
+                case Kind::Signed: f(Key<uint32_t, Kind::Signed>{}); return true;
+                case Kind::Float: f(Key<uint32_t, Kind::Float>{}); return true;
+                default: return false;
+            }
+        case 8:
+            switch (kind) {
+                case Kind::Unsigned: f(Key<uint64_t, Kind::Unsigned>{}); return true;
+                case Kind::Signed: f(Key<uint64_t, Kind::Signed>{}); return true;
+                case Kind::Float: f(Key<uint64_t, Kind::Float>{}); return true;
+                default: return false;
+            }
+        default:
+            return false;
+    }
+}
+
+}  // namespace axisops

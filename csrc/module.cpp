@@ -1,0 +1,133 @@
+// axisops._core: the Python bindings of the compiled kernels (one module per instruction-set
+// level; axisops/_core/__init__.py picks one). Arguments arrive validated by axisops'
+// Python layer; the checks here only keep a wrong call from reading or writing outside an
+// array (they raise ValueError, never crash).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/cpu.hpp"
+#include "common/layout.hpp"
+#include "common/pool.hpp"
+#include "gather/request.hpp"
+#include "topk/request.hpp"
+
+namespace nb = nanobind;
+using namespace axisops;
+
+namespace {
+
+using AnyIn = nb::ndarray<nb::ro, nb::device::cpu>;
+using AnyOut = nb::ndarray<nb::device::cpu, nb::c_contig>;
+using IndexOut = nb::ndarray<int64_t, nb::device::cpu, nb::c_contig>;
+
+[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("axisops._core: " + what); }
+
+template <class A>
+View view_of(const A& a) {
+    View v;
+    if (a.ndim() > size_t(MAX_DIMS)) fail("too many dimensions");
+    v.data = a.data();
+    v.ndim = int(a.ndim());
+    v.itemsize = int(a.itemsize());
+    for (int d = 0; d < v.ndim; ++d) {
+        v.shape[d] = int64_t(a.shape(size_t(d)));
+        v.strides[d] = int64_t(a.stride(size_t(d)));
+    }
+    return v;
+}
+
+bool is_unsigned(const nb::dlpack::dtype& t) { return t.code == uint8_t(nb::dlpack::dtype_code::UInt); }
+
+void py_topk(AnyIn x, int kind, int axis, int64_t k, bool largest, bool sorted, AnyOut values,
+          IndexOut indices, int threads, const std::string& strategy, int64_t segment) {
+    TopKRequest req;
+    req.x = view_of(x);
+    if (!is_unsigned(x.dtype()) || (req.x.itemsize != 1 && req.x.itemsize != 2 &&
+                                    req.x.itemsize != 4 && req.x.itemsize != 8))
+        fail("x must be a raw unsigned view of 1, 2, 4 or 8 bytes");
+    if (kind < 0 || kind > int(Kind::Bool)) fail("unknown key kind");
+    if (axis < 0 || axis >= req.x.ndim) fail("axis out of range");
+    const int64_t n = req.x.shape[axis];
+    if (k < 1 || k > n) fail("k out of range");
+    if (values.dtype() != x.dtype() || values.ndim() != x.ndim() || indices.ndim() != x.ndim())
+        fail("outputs must match x's rank and type");
+    for (int d = 0; d < req.x.ndim; ++d) {
+        const int64_t want = d == axis ? k : req.x.shape[d];
+        if (int64_t(values.shape(size_t(d))) != want || int64_t(indices.shape(size_t(d))) != want)
+            fail("outputs must have x's shape with k along the axis");
+    }
+    req.kind = Kind(kind);
+    req.axis = axis;
+    req.k = k;
+    req.largest = largest;
+    req.sorted = sorted;
+    req.values = values.data();
+    req.indices = indices.data();
+    req.threads = threads < 1 ? 1 : threads;
+    req.strategy = strategy;
+    req.segment = segment;
+    nb::gil_scoped_release unlocked;
+    axisops::topk(req);
+}
+
+std::string py_topk_strategy(AnyIn x, int axis, int64_t k, int threads) {
+    TopKRequest req;
+    req.x = view_of(x);
+    if (axis < 0 || axis >= req.x.ndim) fail("axis out of range");
+    req.axis = axis;
+    req.k = k;
+    req.threads = threads < 1 ? 1 : threads;
+    return axisops::topk_strategy(req);
+}
+
+int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_t ahead) {
+    GatherRequest req;
+    req.x = view_of(x);
+    req.index = view_of(index);
+    const auto it = index.dtype();
+    const bool index_int = it.code == uint8_t(nb::dlpack::dtype_code::Int) || is_unsigned(it);
+    if (!index_int || (it.bits != 8 && it.bits != 16 && it.bits != 32 && it.bits != 64))
+        fail("index must be an integer array");
+    if (req.x.ndim != req.index.ndim || out.ndim() != index.ndim()) fail("ranks differ");
+    if (dim < 0 || dim >= req.x.ndim) fail("dim out of range");
+    if (int(out.itemsize()) != req.x.itemsize) fail("out must have x's item size");
+    const int w = req.x.itemsize;
+    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) fail("unsupported item size");
+    for (int d = 0; d < req.x.ndim; ++d) {
+        if (int64_t(out.shape(size_t(d))) != req.index.shape[d]) fail("out must have index's shape");
+        if (d != dim && req.index.shape[d] > req.x.shape[d]) fail("index larger than x");
+    }
+    if (req.index.size() > 0 && req.x.shape[dim] == 0) fail("nothing to gather from");
+    req.index_signed = !is_unsigned(it);
+    req.dim = dim;
+    req.out = out.data();
+    req.threads = threads < 1 ? 1 : threads;
+    req.ahead = ahead < 0 ? 0 : ahead;
+    nb::gil_scoped_release unlocked;
+    return axisops::gather(req);
+}
+
+}  // namespace
+
+NB_MODULE(AXISOPS_MODULE, m) {
+    m.doc() = "axisops' compiled CPU kernels (" AXISOPS_ISA_NAME " instruction-set level)";
+    m.attr("ISA") = AXISOPS_ISA_NAME;
+    m.attr("COMPILER") = AXISOPS_COMPILER;
+    m.attr("BUILD") = AXISOPS_BUILD_TYPE;
+    m.def("cpu_levels", &cpu_levels,
+          "The instruction-set levels this CPU (and its OS) can run, lowest first.");
+    m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");
+    m.def("topk", &py_topk, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),
+          nb::arg("largest"), nb::arg("sorted"), nb::arg("values"), nb::arg("indices"),
+          nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0);
+    m.def("topk_strategy", &py_topk_strategy, nb::arg("x"), nb::arg("axis"), nb::arg("k"),
+          nb::arg("threads"));
+    m.def("gather", &py_gather, nb::arg("x"), nb::arg("index"), nb::arg("dim"), nb::arg("out"),
+          nb::arg("threads"), nb::arg("ahead"));
+}

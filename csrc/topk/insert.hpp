@@ -1,0 +1,146 @@
+// The insert strategy: short sequences, many per call.
+//
+// Keys go to a tile first, in one vectorised pass (over many sequences at once when they
+// lie back to back in memory, as the rows of a C-order array do). Then, per sequence:
+//
+// - extraction (keys of up to 32 bits, small k): every key is packed with its index into
+//   one signed word (`pack_signed`, whose plain `>` is the tie rule), and the k best are
+//   taken one at a time, each as the largest word below the one taken before (a vectorised
+//   reduction that stores nothing). Two sequences are reduced in the same loop, so each
+//   one's reduction runs while the other's waits on its result. No branch depends on the
+//   data: a short row costs about k * n / lanes vector steps;
+// - insertion (otherwise): every key is offered to a best-first array of at most k
+//   (`insert_best`, or packed words through `insert_word`), which most keys leave after
+//   one comparison.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "common/order.hpp"
+#include "topk/request.hpp"
+
+namespace axisops {
+
+// Keys of at most this many bytes travel with their index in one 64-bit word.
+constexpr int PACKED_MAX_BYTES = 4;
+// Up to this k, packed keys are selected by k maximum reductions, whose cost does not
+// depend on the data (measured with the Numba kernels, float32, one thread, ns a row,
+// extraction against the radix sort: (64, k=48) 464 vs 757, (128, 64) 919 vs 1079,
+// (512, 64) 2840 vs 3331).
+constexpr int64_t EXTRACT_MAX_K = 64;
+// Keys per tile: sequences back to back in memory get their keys in one pass.
+constexpr int64_t INSERT_CHUNK = 8192;
+
+namespace insert_detail {
+
+constexpr int64_t EMPTY = std::numeric_limits<int64_t>::min();  // below every signed word
+
+// The k largest packed words of two sequences, wa[:n] and wb[:n] (k >= 1), written best
+// first as results of sequences qa and qb; best_a/best_b are their largest words.
+template <class KeyT>
+inline void extract_pair(const TopKJob<KeyT>& job, const int64_t* wa, const int64_t* wb,
+                         int64_t n, int64_t best_a, int64_t best_b, int64_t qa, int64_t qb) {
+    job.put(qa, 0, unpack_index(uint64_t(best_a)));
+    job.put(qb, 0, unpack_index(uint64_t(best_b)));
+    for (int64_t j = 1; j < job.k; ++j) {
+        const int64_t last_a = best_a, last_b = best_b;
+        int64_t ma = EMPTY, mb = EMPTY;
+        for (int64_t i = 0; i < n; ++i) {
+            const int64_t a = wa[i] < last_a ? wa[i] : EMPTY;
+            const int64_t b = wb[i] < last_b ? wb[i] : EMPTY;
+            ma = a > ma ? a : ma;
+            mb = b > mb ? b : mb;
+        }
+        best_a = ma;
+        best_b = mb;
+        job.put(qa, j, unpack_index(uint64_t(best_a)));
+        job.put(qb, j, unpack_index(uint64_t(best_b)));
+    }
+}
+
+// The extraction route for `rows` sequences from t0 whose keys are in `tile`, two at a
+// time (an odd last one is paired with itself, and its results written twice).
+template <class KeyT>
+void extract_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
+                  const typename KeyT::type* tile, int64_t* words) {
+    const int64_t n = job.seqs.n;
+    int64_t* wa = words;
+    int64_t* wb = words + n;
+    for (int64_t r = 0; r < rows; r += 2) {
+        const int64_t b = r + 1 < rows ? r + 1 : r;
+        const auto* ka = tile + r * n;
+        const auto* kb = tile + b * n;
+        int64_t best_a = EMPTY, best_b = EMPTY;
+        for (int64_t i = 0; i < n; ++i) {
+            const int64_t a = pack_signed(ka[i], i);
+            const int64_t c = pack_signed(kb[i], i);
+            wa[i] = a;
+            wb[i] = c;
+            best_a = a > best_a ? a : best_a;
+            best_b = c > best_b ? c : best_b;
+        }
+        extract_pair(job, wa, wb, n, best_a, best_b, t0 + r, t0 + b);
+    }
+}
+
+// The insertion route: packed words when they fit, else (key, index) pairs.
+template <class KeyT>
+void insert_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
+                 const typename KeyT::type* tile, uint64_t* words,
+                 typename KeyT::type* ckeys, int64_t* cidx) {
+    const int64_t n = job.seqs.n, k = job.k;
+    constexpr bool packed = sizeof(typename KeyT::type) <= PACKED_MAX_BYTES;
+    for (int64_t r = 0; r < rows; ++r) {
+        const auto* keys = tile + r * n;
+        int64_t count = 0;
+        if constexpr (packed) {
+            for (int64_t i = 0; i < n; ++i) count = insert_word(words, count, k, pack(keys[i], i));
+            for (int64_t j = 0; j < k; ++j) cidx[j] = unpack_index(words[j]);
+        } else {
+            for (int64_t i = 0; i < n; ++i) count = insert_best(ckeys, cidx, count, k, keys[i], i);
+        }
+        job.put_row(t0 + r, cidx);
+    }
+}
+
+}  // namespace insert_detail
+
+// The insert strategy for sequences q0 .. q1-1.
+template <class KeyT>
+void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
+    using U = typename KeyT::type;
+    const Sequences& s = job.seqs;
+    const int64_t n = s.n, k = job.k;
+    constexpr bool packed = sizeof(U) <= PACKED_MAX_BYTES;
+    const bool extract = packed && k <= EXTRACT_MAX_K && n < int64_t(LOW32);
+    const int64_t per_tile = std::max<int64_t>(2, INSERT_CHUNK / n / 2 * 2);
+    std::vector<U> tile(static_cast<std::size_t>(per_tile * n));
+    std::vector<int64_t> signed_words(extract ? size_t(2 * n) : 0);
+    std::vector<uint64_t> words(packed && !extract ? size_t(k) : 0);
+    std::vector<U> ckeys(packed ? 0 : size_t(k));
+    std::vector<int64_t> cidx(static_cast<std::size_t>(k));
+    for (int64_t t0 = q0; t0 < q1;) {
+        const int64_t rows = std::min(per_tile, q1 - t0);
+        // Sequences back to back in memory (the rows of a C-order array) in one pass.
+        const bool back_to_back = s.stride == 1 && s.inner == 1 && s.regular &&
+                                  (rows == 1 || s.ostride == n);
+        if (back_to_back) {
+            fill_keys<KeyT>(job.seq(t0), 1, rows * n, job.flip, tile.data());
+        } else {
+            for (int64_t r = 0; r < rows; ++r)
+                fill_keys<KeyT>(job.seq(t0 + r), s.stride, n, job.flip, tile.data() + r * n);
+        }
+        if (extract) {
+            insert_detail::extract_rows(job, t0, rows, tile.data(), signed_words.data());
+        } else {
+            insert_detail::insert_rows(job, t0, rows, tile.data(), words.data(), ckeys.data(),
+                                       cidx.data());
+        }
+        t0 += rows;
+    }
+}
+
+}  // namespace axisops
