@@ -9,25 +9,17 @@ The docstring examples of every module of ``src/axisops`` run beside the tests
   installed;
 - every example leaves the backend registry as it found it, and the examples
   of ``axisops.ascend`` start without a runtime and must leave none behind.
-
-Kernels compile in the calling thread, so that tests and examples run the
-compiled kernels rather than the fallback that answers while a kernel compiles
-in the background (tests of the background path set their own mode, in their
-own processes and kernel caches).
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-import os
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("AXISOPS_COMPILE", "sync")
 
 SRC = Path(__file__).resolve().parent / "src"
 

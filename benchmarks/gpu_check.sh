@@ -8,19 +8,19 @@
 #   bash benchmarks/gpu_check.sh [OUTDIR]      # logs and gpu.json land in OUTDIR (default gpu-check)
 #
 # Every step runs even if an earlier one fails; the exit status is non-zero if any did.
+# axisops must be installed in the Python that runs it (pip install ., which builds the C++
+# core; on a machine without PyPI, pip install --no-build-isolation . with scikit-build-core
+# and nanobind already installed).
 set -uo pipefail
 out="${1:-gpu-check}"
 mkdir -p "$out"
 py="${PYTHON:-python3}"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-/tmp/axisops-numba}"
-# The CPU references compile their Numba kernels first, rather than answer by the fallback path.
-export AXISOPS_COMPILE="${AXISOPS_COMPILE:-sync}"
+export PYTHONUNBUFFERED=1
 
 nvidia-smi -L 2>&1 | tee "$out/device.log"
 "$py" - <<'EOF' 2>&1 | tee -a "$out/device.log"
 import importlib
-for name in ("torch", "triton", "numba", "numpy"):
+for name in ("torch", "triton", "numpy", "axisops"):
     try:
         print(name, importlib.import_module(name).__version__)
     except Exception as e:  # report and go on: the steps below say what breaks

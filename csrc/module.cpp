@@ -7,9 +7,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "common/cpu.hpp"
 #include "common/layout.hpp"
@@ -113,6 +116,48 @@ int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_
     return axisops::gather(req);
 }
 
+// The pool's mechanism, for tests: `tasks` tasks on up to `threads` threads; each records
+// the thread it ran on, and task `fail_at` throws. Returns, per task, a number naming its
+// thread (the caller's is 0). A failure is reported once every task that started has
+// finished, with those counts in the message, so a test can check nothing still runs.
+std::vector<int64_t> pool_probe(int64_t tasks, int threads, int64_t fail_at) {
+    if (tasks < 0 || threads < 1) fail("tasks must be >= 0 and threads >= 1");
+    std::vector<std::thread::id> ran(static_cast<size_t>(tasks));
+    std::atomic<int64_t> started{0}, finished{0};
+    const std::thread::id caller = std::this_thread::get_id();
+    std::string failure;
+    {
+        nb::gil_scoped_release unlocked;
+        try {
+            parallel_for(tasks, threads, [&](int64_t t) {
+                started.fetch_add(1);
+                ran[size_t(t)] = std::this_thread::get_id();
+                // a little work, so other threads get to take tasks too
+                volatile int64_t sink = 0;
+                for (int i = 0; i < 20000; ++i) sink = sink + i;
+                if (t == fail_at) {
+                    finished.fetch_add(1);
+                    throw std::runtime_error("task " + std::to_string(t) + " failed");
+                }
+                finished.fetch_add(1);
+            });
+        } catch (const std::runtime_error& e) {
+            failure = std::string(e.what()) + "; started " + std::to_string(started.load()) +
+                      ", finished " + std::to_string(finished.load());
+        }
+    }
+    if (!failure.empty()) throw std::runtime_error(failure);
+    std::vector<std::thread::id> seen{caller};
+    std::vector<int64_t> out;
+    for (const auto& id : ran) {
+        size_t at = 0;
+        while (at < seen.size() && seen[at] != id) ++at;
+        if (at == seen.size()) seen.push_back(id);
+        out.push_back(int64_t(at));
+    }
+    return out;
+}
+
 }  // namespace
 
 NB_MODULE(AXISOPS_MODULE, m) {
@@ -123,6 +168,9 @@ NB_MODULE(AXISOPS_MODULE, m) {
     m.def("cpu_levels", &cpu_levels,
           "The instruction-set levels this CPU (and its OS) can run, lowest first.");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");
+    m.def("pool_jobs", &pool_jobs, "Calls that ran on more than one thread so far.");
+    m.def("pool_probe", &pool_probe, nb::arg("tasks"), nb::arg("threads"),
+          nb::arg("fail_at") = -1, "The pool's mechanism, for tests.");
     m.def("topk", &py_topk, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),
           nb::arg("largest"), nb::arg("sorted"), nb::arg("values"), nb::arg("indices"),
           nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0);

@@ -27,8 +27,6 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategi
 # The benchmark package lives outside the installed library, beside its scripts.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-# The checkout's conftest.py (loaded first) has set AXISOPS_COMPILE=sync: kernel tests run
-# the compiled kernels, not the fallback that answers while a kernel compiles.
 from axisops.registry import all_backends
 
 settings.register_profile(

@@ -1,9 +1,6 @@
 """The real ``axisops`` command, run in a subprocess on real files."""
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -204,42 +201,3 @@ def test_memmapped_input_is_untouched(data):
     before = (folder / "x.npy").read_bytes()
     ok(run("topk", str(folder / "x.npy"), "-k", "4"))
     assert (folder / "x.npy").read_bytes() == before
-
-
-def test_warmup_compiles_or_loads_every_kernel():
-    proc = run("warmup", "--progress", timeout=900)  # on a cold cache it compiles everything
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert rec["numba"] is True and rec["kernels"] > 0 and rec["failed"] == []
-    assert rec["cached"] == rec["kernels"] == rec["cached_before"] + rec["compiled"]
-    assert f"{rec['kernels']}/{rec['kernels']}" in proc.stderr  # the bar: kernel n of N
-    info = json.loads(run("info", "--json").stdout)
-    assert info["kernels"]["not_cached"] == 0 and info["kernels"]["cached"] == rec["kernels"]
-
-
-def test_warmup_of_one_type_on_a_cold_cache(tmp_path):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    info = json.loads(subprocess.run([sys.executable, "-m", "axisops", "info", "--json"],
-                                     capture_output=True, text=True, env=env).stdout)
-    assert info["kernels"]["cached"] == 0 and info["kernels"]["not_cached"] > 0
-    proc = subprocess.run([sys.executable, "-m", "axisops", "warmup", "--dtype", "bool",
-                           "--jobs", "2", "--progress"], capture_output=True, text=True,
-                          env=env, timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(proc.stdout)
-    assert rec["cached_before"] == 0 and rec["compiled"] == rec["kernels"] > 0
-    assert rec["workers"] == 2 and rec["failed"] == []
-    assert f"{rec['kernels']}/{rec['kernels']}" in proc.stderr
-    again = json.loads(subprocess.run([sys.executable, "-m", "axisops", "warmup", "--dtype",
-                                       "uint8"], capture_output=True, text=True, env=env).stdout)
-    assert again["cached_before"] == again["kernels"] == rec["kernels"]  # same key width
-    assert again["compiled"] == 0 and again["workers"] == 0
-
-
-@pytest.mark.parametrize(("args", "needle"), [
-    (("--dtype", "object"), "--dtype='object' is not a supported element type"),
-    (("--dtype", "float128x"), "--dtype='float128x'"),
-    (("--jobs", "0"), "--jobs=0 is not allowed"),
-])
-def test_warmup_refuses_bad_options(args, needle):
-    failed(run("warmup", *args), 1, needle)

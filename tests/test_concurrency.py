@@ -1,4 +1,5 @@
-"""The thread pool under fork, multiprocessing and concurrent resizing; the thread bound."""
+"""The compiled core's thread pool: its mechanism, fork and multiprocessing, many Python
+threads at once with concurrent resizing; the thread bound."""
 
 from __future__ import annotations
 
@@ -6,17 +7,12 @@ import os
 import re
 import threading
 import warnings
-from itertools import pairwise
-from unittest import mock
 
 import numpy as np
 import pytest
 
 import axisops
-from axisops import config
-from axisops.kernels import threads
-from axisops.kernels.numba import driver as drv
-from axisops.validation import ArrayMeta, topk_spec
+from axisops import _core, config
 from subprocess_helpers import run_python
 
 
@@ -25,6 +21,48 @@ def restore_threads():
     old = axisops.get_num_threads()
     yield
     axisops.set_num_threads(old)
+
+
+# --- the pool's mechanism ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("tasks, threads", [(0, 3), (1, 3), (7, 1), (200, 2), (200, 3), (5, 64)])
+def test_every_task_runs_once_on_at_most_the_threads_asked_for(tasks, threads):
+    ran = _core.kernels.pool_probe(tasks, threads)
+    assert len(ran) == tasks  # one record per task: each ran, and only once
+    if threads == 1 or tasks <= 1:
+        assert set(ran) <= {0}  # no hand-off at all
+    else:
+        assert 0 < len(set(ran)) <= min(threads, tasks)
+
+
+def test_a_failing_task_is_raised_once_every_started_task_has_finished():
+    for fail_at in (0, 7, 199):
+        with pytest.raises(RuntimeError, match=rf"^task {fail_at} failed; started (\d+), "
+                                               r"finished \1$"):
+            _core.kernels.pool_probe(200, 3, fail_at)
+    assert len(_core.kernels.pool_probe(50, 3)) == 50  # and the pool still works
+
+
+def test_calls_from_many_python_threads_at_once_each_get_all_their_tasks():
+    start = threading.Barrier(6)
+    results, problems = [], []
+
+    def call(seed):
+        start.wait()
+        try:
+            for r in range(20):
+                ran = _core.kernels.pool_probe(50 + seed + r, 1 + (seed + r) % 3)
+                results.append(len(ran) == 50 + seed + r)
+        except Exception as exc:
+            problems.append(repr(exc))
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads), "deadlock"
+    assert problems == [] and len(results) == 120 and all(results)
 
 
 # --- fork and multiprocessing -------------------------------------------------------------
@@ -40,78 +78,14 @@ def test_fork_and_multiprocessing_pools_after_use():
         done.explain()
 
 
-# --- resizing while other threads compute ---------------------------------------------------
-
-def test_a_borrowed_pool_survives_a_resize(restore_threads):
-    axisops.set_num_threads(3)
-    pool = threads._borrow(3)  # as a call in flight on another thread holds it
-    try:
-        axisops.set_num_threads(2)
-        assert threads.run_parallel(lambda a: 2 * a, [(1,), (2,), (3,)]) == [2, 4, 6]
-        assert threads._current is not pool
-        assert pool.executor.submit(lambda: 5).result() == 5
-    finally:
-        threads._give_back(pool)
-    with pytest.raises(RuntimeError, match="after shutdown"):  # retired once given back
-        pool.executor.submit(lambda: 5)
-
-
-def test_run_parallel_raises_only_after_every_task_finished(restore_threads):
-    axisops.set_num_threads(2)
-    finished = []
-    release = threading.Event()
-
-    def task(i):
-        if i == 0:
-            release.set()
-            raise ValueError("task 0")
-        assert release.wait(60)
-        finished.append(i)
-
-    with pytest.raises(ValueError, match="task 0"):
-        threads.run_parallel(task, [(0,), (1,)])
-    assert finished == [1]
-
-
-def test_the_calling_thread_runs_the_first_task_and_the_pool_the_others(restore_threads):
-    axisops.set_num_threads(3)
-    ran = threads.run_parallel(lambda i: (i, threading.get_ident()), [(0,), (1,), (2,)])
-    assert [i for i, _ in ran] == [0, 1, 2]
-    assert ran[0][1] == threading.get_ident()
-    assert threading.get_ident() not in {ident for _, ident in ran[1:]}
-
-
-def test_the_first_error_in_task_order_is_raised(restore_threads):
-    axisops.set_num_threads(2)
-    later_failed = threading.Event()
-
-    def task(i):
-        if i == 1:
-            later_failed.set()
-            raise ValueError("task 1")
-        assert later_failed.wait(60)  # task 0 fails after task 1 has
-        raise ValueError("task 0")
-
-    with pytest.raises(ValueError, match="task 0"):
-        threads.run_parallel(task, [(0,), (1,)])
-    with pytest.raises(ValueError, match="task 1"):  # the first task succeeded
-        threads.run_parallel(_fail_on(1), [(0,), (1,), (2,)])
-
-
-def _fail_on(bad):
-    def task(i):
-        if i == bad:
-            raise ValueError(f"task {i}")
-        return i
-    return task
-
+# --- many Python threads calling kernels while the thread count changes -------------------
 
 def _hammer_cases():
     rng = np.random.default_rng(21)
-    ties = rng.integers(-20, 20, size=(24, 200)).astype(np.float64)
+    ties = rng.integers(-20, 20, size=(96, 400)).astype(np.float64)
     ties[rng.random(ties.shape) < 0.05] = np.nan
-    long_row = rng.integers(-(2**62), 2**62, size=(1, 3000), dtype=np.int64)
-    idx = rng.integers(-200, 200, size=(24, 300))
+    long_row = rng.integers(-(2**62), 2**62, size=(1, 300000), dtype=np.int64)
+    idx = rng.integers(-400, 400, size=(96, 500))
     cases = []
     for x, k, axis in ((ties, 7, 1), (ties, 5, 0), (long_row, 40, 1)):
         cases.append(("topk", (x, k, axis), axisops.topk(x, k, axis, backend="numpy")))
@@ -130,9 +104,10 @@ def _same(got, want):
 
 def test_set_num_threads_from_one_thread_while_six_others_compute(restore_threads):
     """One thread cycles the count through 1..4 while six compute top-k and gather on
-    the pool (every call is parallel: PARALLEL_MIN=0) and compare each result with
-    the NumPy backend.  No exception, no deadlock, no wrong result."""
-    cases, rounds = _hammer_cases(), 60
+    the pool (every input is large enough for the parallel path; the long row is cut
+    across threads) and compare each result with the NumPy backend.  No exception, no
+    deadlock, no wrong result."""
+    cases, rounds = _hammer_cases(), 20
     start = threading.Barrier(7)
     finished = threading.Event()
     problems, resizes = [], []
@@ -156,15 +131,14 @@ def test_set_num_threads_from_one_thread_while_six_others_compute(restore_thread
             count += 1
         resizes.append(count)
 
-    with mock.patch.object(drv, "PARALLEL_MIN", 0), mock.patch.object(drv, "SPLIT_MIN", 64):
-        workers = [threading.Thread(target=compute, args=(i,), daemon=True) for i in range(6)]
-        resizer = threading.Thread(target=resize, daemon=True)
-        for t in [*workers, resizer]:
-            t.start()
-        for t in workers:
-            t.join(120)
-        finished.set()
-        resizer.join(120)
+    workers = [threading.Thread(target=compute, args=(i,), daemon=True) for i in range(6)]
+    resizer = threading.Thread(target=resize, daemon=True)
+    for t in [*workers, resizer]:
+        t.start()
+    for t in workers:
+        t.join(120)
+    finished.set()
+    resizer.join(120)
     assert not any(t.is_alive() for t in [*workers, resizer]), "deadlock"
     assert problems == []
     assert resizes and resizes[0] > 0
@@ -233,98 +207,3 @@ def test_an_allowed_environment_value_is_used(monkeypatch, raw, want):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert config._from_env() == (want or config.cpu_count())
-
-
-# --- the caller's share of a split --------------------------------------------------------
-
-def _covers(ranges, total):
-    assert ranges[0][0] == 0 and ranges[-1][1] == total
-    assert all(a[1] == b[0] for a, b in pairwise(ranges))
-    assert all(start < stop for start, stop in ranges)
-
-
-def test_a_balance_grows_the_callers_part_while_the_pool_ends_late():
-    """The caller's part grows while the pool threads end after it, shrinks back to an
-    even part when they end well before it, and stays within its bounds; the ranges
-    always cover the whole, in order."""
-    b = threads.Balance()
-    assert b.split(1000, 2, unit=10) == threads.split_range(1000, 2)  # nothing learned
-    heads = []
-    for _ in range(12):  # each call: 5 ms for the caller's part, the pool 0.5 ms later
-        ranges = b.split(1000, 2, unit=10)
-        _covers(ranges, 1000)
-        head = ranges[0][1]
-        heads.append(head)
-        b.learn(head, 1000, 2, unit=10, busy=head * 1e-5, late=5e-4 - (head - 500) * 2e-5)
-    assert heads[0] == 500 and heads == sorted(heads) and heads[-1] > 520
-    assert heads[-1] <= 500 + (5e-4 + b.MARGIN) / 2e-5 + 1  # at most what closes the gap
-    for _ in range(40):  # now the pool ends 2 ms before the caller
-        head = b.split(1000, 2, unit=10)[0][1]
-        b.learn(head, 1000, 2, unit=10, busy=head * 1e-5, late=-2e-3)
-    assert b.lag < 1e-6 and b.split(1000, 2, unit=10)[0][1] <= 501  # even, but the margin
-    b.lag, b.per_unit = 1.0, 1e-9  # a lag no part can close: capped at MAX_EXTRA
-    for total, parts in ((1000, 2), (1000, 3), (7, 3), (2, 2)):
-        ranges = b.split(total, parts, unit=1)
-        _covers(ranges, total)
-        assert len(ranges) == parts
-        assert ranges[0][1] <= max(1, round(total / parts * (1 + b.MAX_EXTRA)))
-
-
-def test_a_balance_ignores_calls_it_cannot_learn_from():
-    b = threads.Balance()
-    for head, busy, parts in ((0, 1e-3, 2), (10, 0.0, 2), (10, 1e-3, 1)):
-        b.learn(head, 20, parts, unit=1, busy=busy, late=1e-3)
-    assert (b.lag, b.per_unit) == (0.0, 0.0)
-
-
-def test_run_parallel_reports_each_call_to_its_balance(restore_threads):
-    axisops.set_num_threads(3)
-    seen = []
-
-    class Recorder(threads.Balance):
-        def learn(self, head, total, parts, *, unit, busy, late):
-            seen.append((head, total, parts, unit, busy >= 0, isinstance(late, float)))
-
-    b = Recorder()
-    assert threads.run_parallel(lambda a: a + 1, [(1,), (2,), (3,)], (b, 40, 100, 7)) == [2, 3, 4]
-    assert seen == [(40, 100, 3, 7, True, True)]
-    threads.run_parallel(lambda a: a, [(1,)], (b, 100, 100, 7))  # one task: no pool, no timing
-    assert len(seen) == 1
-
-
-class _Lopsided(threads.Balance):
-    """A balance that gives the caller the largest part it ever may, and learns nothing."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lag, self.per_unit = 1.0, 1e-9
-
-    def learn(self, *args, **kwargs) -> None:
-        pass
-
-
-class _AllLopsided(dict):
-    def get(self, key, default=None):
-        return _Lopsided()
-
-
-@pytest.mark.parametrize("threads_", [2, 3])
-def test_a_lopsided_split_never_changes_the_bits(threads_, restore_threads):
-    """With the caller's part at its largest, top-k on the row strategies and gather
-    still give the oracle's bits."""
-    axisops.set_num_threads(threads_)
-    assert _Lopsided().split(3000, threads_, unit=40)[0][1] == 3000 * 1.5 // threads_
-    rng = np.random.default_rng(threads_)
-    x = rng.integers(-3, 4, (3000, 40)).astype(np.float32)
-    x[::11, 5] = np.nan
-    index = rng.integers(-40, 40, (3000, 64))
-    with mock.patch.object(drv, "PARALLEL_MIN", 0), \
-            mock.patch.object(drv, "_BALANCES", _AllLopsided()):
-        for strategy, k in (("insert", 3), ("scan", 5), ("radix", 30)):
-            spec = topk_spec(ArrayMeta(x.shape, x.dtype), k, 1, True, True, None)
-            got = drv.topk(x, spec, strategy=strategy)
-            want = axisops.topk(x, k, backend="numpy")
-            np.testing.assert_array_equal(got[1], want.indices)
-            assert got[0].tobytes() == want.values.tobytes()
-        got = axisops.gather(x, 1, index)
-        assert got.tobytes() == axisops.gather(x, 1, index, backend="numpy").tobytes()

@@ -202,7 +202,7 @@ def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path
     np.save(tmp_path / "i.npy", index)
     address = client.scheduler.address
     default = axisops.registry.select(x).name
-    forced = "numpy" if default != "numpy" else "numba"
+    forced = "numpy" if default != "numpy" else "cpu"
     client.run(spy, True)
     try:
         for backend, want in ((forced, {forced}), (None, {default})):

@@ -22,7 +22,7 @@ import numpy as np
 
 from axisops import gather as ax_gather
 from axisops import topk as ax_topk
-from axisops.config import get_num_threads, set_compile_mode
+from axisops.config import get_num_threads
 
 from .cases import CASES, Case, make_index, make_input, quick_cases
 from .memory import measure
@@ -73,12 +73,7 @@ def _exact(case: Case, backend: str | None) -> bool:
 
 
 def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
-    """Run the selected cases; returns the JSON payload (also written to disk).
-
-    Kernels compile in the calling thread (``"sync"`` mode), so no timed call
-    is ever answered by the fallback that serves calls while kernels compile.
-    """
-    set_compile_mode("sync")
+    """Run the selected cases; returns the JSON payload (also written to disk)."""
     if args.frameworks:
         from . import frameworks
 

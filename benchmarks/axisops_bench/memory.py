@@ -82,8 +82,7 @@ def peak_growth(impl: str, rows: int, n: int, k: int) -> dict[str, Any]:
     """Peak RSS growth (MB) of ``impl``'s top-k of a float32 ``(rows, n)`` array."""
     here = str(Path(__file__).resolve().parents[1])  # the folder that holds axisops_bench
     path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "AXISOPS_COMPILE": "sync",
-           "PYTHONPATH": here + (os.pathsep + path if path else "")}
+    env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
     proc = subprocess.run([sys.executable, "-c", _CHILD, impl, str(rows), str(n), str(k)],
                           capture_output=True, text=True, timeout=600, env=env)
     if proc.returncode != 0:

@@ -33,7 +33,10 @@ def machine() -> dict[str, Any]:
         pass
     versions = {"axisops": __version__, "numpy": np.__version__,
                 "python": platform.python_version()}
-    for name in ("numba", "torch", "jax", "onnxruntime"):
+    from axisops import _core
+
+    versions["axisops_core"] = f"{_core.LEVEL}, {_core.kernels.COMPILER}"
+    for name in ("torch", "jax", "onnxruntime"):
         try:
             from importlib.metadata import version
 

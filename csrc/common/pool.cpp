@@ -40,6 +40,7 @@ struct State {
 };
 
 State* state = new State();  // never freed: workers may outlive static destruction
+std::atomic<int64_t> jobs_run{0};  // calls that ran on more than one thread
 
 // Takes tasks of `job` until none is left; records the first exception.
 void work_on(Job& job) {
@@ -107,6 +108,7 @@ void parallel_for(int64_t tasks, int threads, TaskRef body) {
         for (int64_t t = 0; t < tasks; ++t) body(t);
         return;
     }
+    jobs_run.fetch_add(1, std::memory_order_relaxed);
     Job job(body, tasks, helpers);
     State& s = *state;
     {
@@ -129,6 +131,8 @@ void parallel_for(int64_t tasks, int threads, TaskRef body) {
     }
     if (job.error) std::rethrow_exception(job.error);
 }
+
+int64_t pool_jobs() { return jobs_run.load(std::memory_order_relaxed); }
 
 int pool_workers() {
     std::lock_guard<std::mutex> hold(state->lock);

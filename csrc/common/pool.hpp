@@ -43,4 +43,7 @@ void parallel_for(int64_t tasks, int threads, F&& body) {
 // Worker threads started so far (for tests and `axisops info`).
 int pool_workers();
 
+// Calls of parallel_for that ran on more than one thread so far (for tests).
+int64_t pool_jobs();
+
 }  // namespace axisops

@@ -1,6 +1,6 @@
-"""Process-wide settings: worker threads, and when CPU kernels get compiled.
+"""Process-wide settings: the worker threads of the CPU kernels.
 
-Results never depend on either setting (the contract is bit-exact); only
+Results never depend on the thread count (the contract is bit-exact); only
 speed does.
 
 - **Threads**: the default is the number of CPUs this process may run on, or
@@ -11,12 +11,6 @@ speed does.
   one call start thousands of threads.  An ``AXISOPS_NUM_THREADS`` that is not
   an integer in the allowed range is ignored with a :class:`RuntimeWarning`
   (an import must not fail over it).
-- **Compilation** (:func:`set_compile_mode`): by default (``"background"``) a
-  call whose compiled kernel is not in the on-disk cache yet is answered by an
-  exact path that needs no compiler while a separate process compiles the
-  kernel; later calls use it as soon as it is loadable.  ``"sync"`` compiles in
-  the calling thread first (the call waits), as benchmarks want.
-  ``AXISOPS_COMPILE=sync`` sets the default.
 """
 
 from __future__ import annotations
@@ -28,13 +22,10 @@ from .errors import InvalidArgumentError, boundary
 from .validation import as_int
 
 __all__ = [
-    "COMPILE_MODES",
     "THREADS_FLOOR",
     "cpu_count",
-    "get_compile_mode",
     "get_num_threads",
     "max_threads",
-    "set_compile_mode",
     "set_num_threads",
 ]
 
@@ -146,69 +137,3 @@ def set_num_threads(n: int) -> None:
     """
     global _num_threads
     _num_threads = _check_range(as_int("n", n), "n")
-
-
-#: what :func:`set_compile_mode` accepts.
-COMPILE_MODES = ("background", "sync")
-
-
-def _compile_mode_from_env() -> str:
-    raw = os.environ.get("AXISOPS_COMPILE", "").strip().lower()
-    return raw if raw in COMPILE_MODES else "background"
-
-
-_compile_mode = _compile_mode_from_env()
-
-
-def get_compile_mode() -> str:
-    """What a call does when its CPU kernel is not compiled yet.
-
-    Returns
-    -------
-    str
-        ``"background"`` (the default) or ``"sync"``: see :func:`set_compile_mode`.
-
-    Examples
-    --------
-    >>> import axisops.config
-    >>> axisops.config.get_compile_mode() in axisops.config.COMPILE_MODES
-    True
-    """
-    return _compile_mode
-
-
-@boundary("set_compile_mode")
-def set_compile_mode(mode: str) -> None:
-    """Choose what a call does when its CPU kernel is not compiled yet.
-
-    Results are the same bits either way; only when the call returns changes.
-
-    Parameters
-    ----------
-    mode : {"background", "sync"}
-        ``"background"`` (the default, or ``AXISOPS_COMPILE``): answer at once
-        through an exact path that needs no compiler, while another process
-        compiles the kernel into the on-disk cache.  ``"sync"``: compile first,
-        in the calling thread (what benchmarks want).
-
-    Raises
-    ------
-    InvalidArgumentError
-        Any other value (nothing changes).
-
-    Examples
-    --------
-    >>> import axisops.config
-    >>> old = axisops.config.get_compile_mode()
-    >>> axisops.config.set_compile_mode("sync")
-    >>> axisops.config.get_compile_mode()
-    'sync'
-    >>> axisops.config.set_compile_mode(old)
-    """
-    global _compile_mode
-    if not isinstance(mode, str) or mode not in COMPILE_MODES:
-        raise InvalidArgumentError(
-            f"mode={mode!r} is not allowed "
-            f"(need one of {', '.join(map(repr, COMPILE_MODES))})"
-        )
-    _compile_mode = mode

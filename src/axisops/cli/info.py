@@ -1,4 +1,5 @@
-"""``axisops info``: version, backends and threads."""
+"""``axisops info``: version, the compiled core (compiler, build, instruction set), backends
+and threads."""
 
 from __future__ import annotations
 
@@ -46,16 +47,13 @@ def collect() -> dict[str, Any]:
 
 
 def _kernels() -> dict[str, Any]:
-    from ..registry import get_backend
+    """The compiled core in use: its instruction-set level, the others this machine could
+    use, the compiler and build type, and the pool's worker threads started so far."""
+    from .. import _core
 
-    if not get_backend("numba").available():
-        return {"numba": None}
-    from importlib.metadata import version
-
-    from ..config import get_compile_mode
-    from ..kernels.numba.warmup import cache_status
-
-    return {"numba": version("numba"), **cache_status(), "compile_mode": get_compile_mode()}
+    k = _core.kernels
+    return {"isa": _core.LEVEL, "isa_available": _core.available_levels(),
+            "compiler": k.COMPILER, "build": k.BUILD, "pool_workers": k.pool_workers()}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -66,11 +64,10 @@ def _run(args: argparse.Namespace) -> int:
     print(f"axisops {data['version']} (Python {data['python']}, NumPy {data['numpy']})")
     print(f"threads: {data['threads']} (CPUs available: {data['cpus']})")
     print(f"default backend for NumPy arrays: {data['default_backend_numpy']}")
-    kernels = data["kernels"]
-    if kernels["numba"]:
-        print(f"numba {kernels['numba']}: {kernels['cached']} of {kernels['kernels']} kernels "
-              f"cached, {kernels['not_cached']} not (axisops warmup compiles them), "
-              f"in {kernels['cache_dir']}; compile mode: {kernels['compile_mode']}")
+    k = data["kernels"]
+    print(f"compiled core: {k['isa']} instruction set (this CPU runs: "
+          f"{', '.join(k['isa_available'])}; AXISOPS_ISA chooses), {k['compiler']}, "
+          f"{k['build']} build")
     print("backends:")
     for row in data["backends"]:
         state = "available" if row["available"] else f"missing {', '.join(row['missing'])}"

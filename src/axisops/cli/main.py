@@ -32,7 +32,7 @@ from ..streaming.errors import FileError, one_line
 __all__ = ["CLIError", "build_parser", "emit", "main"]
 
 #: Modules of this package that each add one or more sub-commands.
-COMMAND_MODULES = ("ops_commands", "info", "demo", "warmup", "bench")
+COMMAND_MODULES = ("ops_commands", "info", "demo", "bench")
 
 
 class CLIError(FileError):
