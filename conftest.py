@@ -7,7 +7,7 @@ The docstring examples of every module of ``src/axisops`` run beside the tests
   dask, zarr ...) is not installed is not collected, and an example that
   imports one itself is skipped, so the suite runs where they cannot be
   installed;
-- every example leaves the backend registry as it found it, and the examples
+- every example leaves the engine table as it found it, and the examples
   of ``axisops.ascend`` start without a runtime and must leave none behind.
 """
 
@@ -66,17 +66,17 @@ def _stacks_imported(examples: list) -> set[str]:
 
 @pytest.fixture
 def restore_registry():
-    """The backend registry as it was before the test (backends registered by it removed)."""
-    from axisops import registry
+    """The engine table as it was before the test (engines registered by it removed)."""
+    from axisops import engines
 
-    registry.all_backends()  # discovered before the snapshot, so it is not redone after
-    saved = {name: dict(getattr(registry, name))
-             for name in ("_registry", "_candidate_cache", "_claimed")}
+    engines.all_engines()  # loaded before the snapshot, so it is not redone after
+    with engines._lock:
+        saved = dict(engines._loaded)
     yield
-    with registry._lock:
-        for name, value in saved.items():
-            getattr(registry, name).clear()
-            getattr(registry, name).update(value)
+    with engines._lock:
+        engines._loaded.clear()
+        engines._loaded.update(saved)
+        engines._by_type.clear()
 
 
 @pytest.fixture

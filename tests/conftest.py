@@ -1,6 +1,6 @@
 """Shared pytest configuration: hypothesis profile, and the fixtures several files use.
 
-- ``backend``: each NumPy-family backend in turn;
+- ``backend``: each NumPy engine in turn;
 - ``runtime``, ``stream``: an initialised axisops.ascend runtime, and a stream on it;
 - ``synchronous``: dask's synchronous scheduler for the test;
 - ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategi
 # The benchmark package lives outside the installed library, beside its scripts.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from axisops.registry import all_backends
+from axisops import engines
 
 settings.register_profile(
     "default",
@@ -38,13 +38,13 @@ settings.register_profile(
 )
 settings.load_profile("default")
 
-#: Every installed backend that serves NumPy arrays (the oracle "numpy" among them).
-NUMPY_BACKENDS = [b.name for b in all_backends() if "numpy" in b.array_modules and b.available()]
+#: Every installed engine that computes on NumPy arrays (the oracle "numpy" among them).
+NUMPY_BACKENDS = [e.name for e in engines.of_type("numpy")]
 
 
 @pytest.fixture(params=NUMPY_BACKENDS, scope="session")
 def backend(request) -> str:
-    """Each NumPy-family backend in turn."""
+    """Each NumPy engine in turn."""
     return request.param
 
 

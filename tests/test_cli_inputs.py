@@ -8,8 +8,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
+from axisops.cli.ops_commands import run_gather, run_topk
 from axisops.streaming.errors import FileError
 from axisops.streaming.sources import open_source
 from subprocess_helpers import run_cli
@@ -99,7 +99,7 @@ def test_a_device_is_not_an_input(tmp_path):
     if not os.path.exists("/dev/zero"):
         pytest.skip("needs /dev/zero")  # every POSIX system has it
     (tmp_path / "x.npy").symlink_to("/dev/zero")
-    with pytest.raises(FileError, match=r"x\.npy: is a character device, not a regular file"):
+    with pytest.raises(FileError, match=r"x\.npy': is a character device, not a regular file"):
         open_source(str(tmp_path / "x.npy"))
 
 

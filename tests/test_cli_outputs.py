@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from axisops.cli.demo import run_demo
-from axisops.cli.jobs import run_gather, run_topk
-from axisops.cli.main import main
+from axisops.cli.main import CLIError, main
+from axisops.cli.ops_commands import run_gather, run_topk
 from axisops.streaming import errors, tempfiles
 from axisops.streaming.errors import FileError
 from axisops.streaming.positional import read_at, write_at
@@ -149,7 +149,7 @@ def test_demo_refuses_to_overwrite_what_it_did_not_write(tmp_path, capsys):
     np.save(folder / "x.npy", np.zeros(3))  # now a user's file
     users = (folder / "x.npy").read_bytes()
     (folder / "topk1.npz").unlink()
-    with pytest.raises(FileError, match=r"x\.npy is there and is not a file the demo wrote"):
+    with pytest.raises(CLIError, match=r"x\.npy is there and is not a file the demo wrote"):
         run_demo(folder)
     assert (folder / "x.npy").read_bytes() == users and not (folder / "topk1.npz").exists()
     capsys.readouterr()
@@ -160,7 +160,7 @@ def test_demo_never_opens_a_fifo_or_follows_a_foreign_file(tmp_path, capsys):
     folder = tmp_path / "d"
     folder.mkdir()
     os.mkfifo(folder / "g.npy")
-    with pytest.raises(FileError, match=r"g\.npy is there and is not a file the demo wrote"):
+    with pytest.raises(CLIError, match=r"g\.npy is there and is not a file the demo wrote"):
         run_demo(folder)
     (folder / "g.npy").unlink()
     (folder / "topk2.npz").write_bytes(b"PK not really")

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import axisops
 import disk
-from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
+from axisops.cli.ops_commands import run_gather, run_topk
 from axisops.streaming.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
 from axisops.streaming.errors import FileError
 from axisops.streaming.progress import DELAY_SECONDS, progress_bar

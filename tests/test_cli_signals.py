@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import axisops
-from axisops.cli.jobs import run_gather, run_topk
 from axisops.cli.main import main
+from axisops.cli.ops_commands import run_gather, run_topk
 from axisops.streaming import signals, tempfiles
 from axisops.streaming.errors import FileError
 from disk import listing
@@ -33,12 +33,12 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX si
 DRIVER = r"""
 import os, signal, sys
 from axisops.cli import main
-from axisops.streaming import outputs, tempfiles
+from axisops.streaming import tempfiles, writers
 
 ready, go, mode, argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 if "named" in mode:
     del os.O_TMPFILE
-write, discard, done = outputs.NpyWriter.write, tempfiles.TempFile.discard, set()
+write, discard, done = writers.NpyWriter.write, tempfiles.TempFile.discard, set()
 
 def paused_write(self, box, block):
     write(self, box, block)
@@ -53,7 +53,7 @@ def discard_signalled(self):
         signal.raise_signal(getattr(signal, mode.split(":")[1]))
     discard(self)
 
-outputs.NpyWriter.write = paused_write
+writers.NpyWriter.write = paused_write
 if mode.startswith("again:"):
     tempfiles.TempFile.discard = discard_signalled
 sys.exit(main.main(argv))

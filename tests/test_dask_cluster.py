@@ -177,23 +177,34 @@ def test_cli_errors_on_the_cluster_write_nothing(client, tmp_path, capsys):
 
 
 def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path, capsys):
-    """Every block's call on the workers selects the --backend given (a spy on each worker)."""
+    """Every block's task on the workers runs the engine --backend names (a spy on each
+    worker's engine table: tasks look their engine up there, by name or default)."""
     def spy(on):
-        import axisops.registry as registry
+        import axisops.engines as engines
 
-        if on and not hasattr(registry, "spied_select"):
-            registry.spied_select, registry.seen = registry.select, []
+        if on and not hasattr(engines, "spied"):
+            engines.spied, engines.seen = (engines.get, engines.default), []
 
-            def select(x, backend=None):
-                chosen = registry.spied_select(x, backend)
-                registry.seen.append(chosen.name)
+            def get(name):
+                chosen = engines.spied[0](name)
+                if not getattr(engines, "inside", False):  # not the table's own lookups
+                    engines.seen.append(chosen.name)
                 return chosen
 
-            registry.select = select
-        elif not on and hasattr(registry, "spied_select"):
-            registry.select = registry.spied_select
-            del registry.spied_select
-        seen, registry.seen = getattr(registry, "seen", []), []
+            def default(array_type="numpy"):
+                engines.inside = True
+                try:
+                    chosen = engines.spied[1](array_type)
+                finally:
+                    engines.inside = False
+                engines.seen.append(chosen.name)
+                return chosen
+
+            engines.get, engines.default = get, default
+        elif not on and hasattr(engines, "spied"):
+            engines.get, engines.default = engines.spied
+            del engines.spied
+        seen, engines.seen = getattr(engines, "seen", []), []
         return seen
 
     x = tie_heavy("float64", (20, 33), 11)
@@ -201,7 +212,7 @@ def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "i.npy", index)
     address = client.scheduler.address
-    default = axisops.registry.select(x).name
+    default = axisops.registry.pick(x)[1].name
     forced = "numpy" if default != "numpy" else "cpu"
     client.run(spy, True)
     try:

@@ -1,4 +1,6 @@
-"""JAX arrays (CPU) through the DLPack backend: JAX in, JAX out, exact contract."""
+"""JAX arrays (CPU) through the DLPack adapter's import and export: JAX in, JAX out, exact
+contract.  (The DLPack adapter serves CuPy; JAX arrays on one CPU device take the same
+route inside the JAX engine.)"""
 
 import ml_dtypes
 import numpy as np
@@ -11,9 +13,9 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp
 
 import axisops
-from axisops import registry
-from axisops.backends import dlpack_backend
-from axisops.validation import ArrayMeta, topk_spec
+from axisops import engines, registry
+from axisops.adapters import dlpack as dlpack_backend
+from axisops.validation import check_narrowed_index
 
 from oracle import assert_same_bits, ref_gather, ref_topk
 from strategies import arrays, special_values
@@ -36,9 +38,8 @@ def as_numpy(a) -> np.ndarray:
 
 
 def test_jax_arrays_go_to_the_jax_backend_which_keeps_the_dlpack_route_on_the_cpu(monkeypatch):
-    assert registry.select(jnp.zeros(3)).name == "jax"
-    assert registry.select(jnp.zeros(3), "dlpack").name == "dlpack"
-    assert "dlpack" in axisops.backends()
+    assert registry.pick(jnp.zeros(3))[1].name == "jax"
+    assert "dlpack" not in axisops.backends()
     seen = []
     real = dlpack_backend.import_array
     monkeypatch.setattr(dlpack_backend, "import_array",
@@ -152,22 +153,38 @@ def test_the_accelerator_route_through_torch(monkeypatch, dtype):
 
 
 def test_narrowed_indices_that_cannot_hold_the_axis_are_an_error():
-    spec = topk_spec(ArrayMeta((2**31 + 5,), np.dtype("float32")), 1, 0, True, True,
-                     None)
     like = dlpack_backend.import_array(jnp.zeros(1), "x")
+    by = f"{like.kind} (for JAX, jax_enable_x64 is off)"
+    int64, int32 = np.dtype("int64"), np.dtype("int32")
     with pytest.raises(axisops.InvalidArgumentError,
                        match=r"^index_dtype=int64 is narrowed to int32 by "
                              r"jaxlib.*cannot hold index 2147483652 of axis 0"):
-        dlpack_backend._check_narrowed(jnp.zeros(1, jnp.int32), spec, like)
-    small = topk_spec(ArrayMeta((9,), np.dtype("float32")), 1, 0, True, True, None)
-    dlpack_backend._check_narrowed(jnp.zeros(1, jnp.int32), small, like)  # 8 fits: no error
+        check_narrowed_index(int64, int32, 2**31 + 5, 0, by)
+    check_narrowed_index(int64, int32, 9, 0, by)  # 8 fits: no error
+
+
+def test_the_adapter_imports_for_the_engine_it_is_given_and_exports_back():
+    adapter = dlpack_backend.ADAPTER
+    x = jnp.arange(6.0).reshape(2, 3)
+    a = adapter.to_engine(x, engines.get("cpu"), "x")
+    assert isinstance(a, np.ndarray) and adapter.engine_type(x) == "numpy"
+    values, indices = adapter.from_engine(engines.get("cpu").topk_block(a, _spec(a)), x)
+    assert isinstance(values, jax.Array) and values.tolist() == [[2.0], [5.0]]
+    assert indices.tolist() == [[2], [2]]
+
+
+def _spec(a):
+    from axisops.validation import ArrayMeta, topk_spec
+
+    return topk_spec(ArrayMeta(a.shape, a.dtype), 1, 1, True, True, None)
 
 
 X = jnp.arange(15, dtype=jnp.float32).reshape(3, 5)
 ERRORS = [
-    ("tracer", lambda: jax.jit(lambda a: axisops.topk(a, 1, backend="dlpack"))(X),
+    ("tracer", lambda: jax.jit(
+        lambda a: dlpack_backend.ADAPTER.to_engine(a, engines.get("cpu"), "x"))(X),
      axisops.InvalidArgumentError,
-     r"^topk\(\): x of type jax\..*Tracer cannot be exported through DLPack .*"
+     r"^x of type jax\..*Tracer cannot be exported through DLPack .*"
      r"not a tracer inside jit/vmap\)"),
     ("out of range", lambda: axisops.gather(X, 1, jnp.asarray([[0, 5]])),
      axisops.IndexOutOfRangeError,

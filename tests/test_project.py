@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import axisops
-from axisops import ops
+from axisops import api
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,7 +125,7 @@ def test_the_typed_signatures_are_the_run_time_ones():
     assert set(stubs) == set(TYPED)
     for name in TYPED:
         real = [(p.name, p.kind.name, p.default)
-                for p in inspect.signature(getattr(ops, name)).parameters.values()]
+                for p in inspect.signature(getattr(api, name)).parameters.values()]
         assert len(stubs[name]) == 2 and all(params == real for params in stubs[name]), name
 
 
@@ -133,10 +133,10 @@ def test_the_typed_names_are_the_public_ones():
     tree = ast.parse((ROOT / "src" / "axisops" / "__init__.py").read_text())
     (branch,) = [n for n in tree.body if isinstance(n, ast.If)]
     (typed,), (run_time,) = branch.body, branch.orelse
-    assert (typed.module, run_time.module) == ("_api", "ops")
+    assert (typed.module, run_time.module) == ("_api", "api")
     names = sorted(a.name for a in typed.names)
     assert names == sorted(a.name for a in run_time.names) == sorted([*TYPED, "TopK"])
-    assert all(getattr(axisops, n) is getattr(ops, n) for n in names)
+    assert all(getattr(axisops, n) is getattr(api, n) for n in names)
     stub = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())
     (topk_class,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "TopK"]
     fields = tuple(n.target.id for n in topk_class.body if isinstance(n, ast.AnnAssign))

@@ -1,4 +1,4 @@
-"""The backend registry: discovery, defaults, overrides, third-party backends."""
+"""The registry: the (adapter, engine) pair per call, defaults, overrides, third-party engines."""
 
 import subprocess
 import sys
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import axisops
-from axisops import registry
-from axisops.backends.base import Backend
-from axisops.backends.numpy_backend import NumpyBackend
+from axisops import engines, registry
+from axisops.engines.base import Engine
+from axisops.engines.numpy import NumpyEngine
 
-pytestmark = pytest.mark.usefixtures("restore_registry")  # backends registered here go after
+pytestmark = pytest.mark.usefixtures("restore_registry")  # engines registered here go after
 
 
 def test_backends_lists_the_oracle():
@@ -21,27 +21,33 @@ def test_backends_lists_the_oracle():
 
 
 def test_backends_stays_a_function_after_importing_backend_modules():
-    import axisops.backends.numpy_backend
+    import axisops.backends.legacy
 
     assert callable(axisops.backends)
 
 
 def test_default_for_numpy_is_the_highest_priority_available():
-    chosen = registry.select(np.zeros(3))
-    candidates = [b for b in registry.all_backends()
-                  if "numpy" in b.array_modules and b.available()]
-    assert chosen.priority == max(b.priority for b in candidates)
+    adapter, chosen = registry.pick(np.zeros(3))
+    candidates = [e for e in engines.all_engines() if e.array_type == "numpy" and e.available()]
+    assert adapter.name == "numpy"
+    assert chosen.priority == max(e.priority for e in candidates)
 
 
-def test_lists_belong_to_the_numpy_family():
-    assert registry.select([1, 2, 3]).array_modules == registry.select(np.zeros(1)).array_modules
+def test_lists_and_unknown_types_belong_to_the_numpy_adapter():
+    assert registry.pick([1, 2, 3]) == registry.pick(np.zeros(1))
+    assert registry.pick(np.float32(1))[0].name == "numpy"
 
 
-def test_override_selects_the_named_backend():
-    assert registry.select(np.zeros(3), "numpy").name == "numpy"
+def test_override_selects_the_named_engine():
+    assert registry.pick(np.zeros(3), "numpy")[1].name == "numpy"
 
 
-class _Counting(NumpyBackend):
+def test_dlpack_is_not_a_backend_name_any_more():
+    with pytest.raises(axisops.InvalidArgumentError, match=r"backend='dlpack' is not a backend"):
+        axisops.topk(np.zeros(3), 1, backend="dlpack")
+
+
+class _Counting(NumpyEngine):
     name = "counting-test"
     priority = -100
     calls = 0
@@ -58,11 +64,12 @@ def test_register_a_third_party_backend():
     assert r.indices.tolist() == [1] and _Counting.calls == 1
     with pytest.raises(axisops.InvalidArgumentError, match="exists"):
         axisops.register_backend(_Counting())
-    with pytest.raises(axisops.InvalidArgumentError, match="not a named axisops Backend"):
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"^register_backend\(\): .* is not a named axisops Engine"):
         axisops.register_backend(object())
 
 
-class _Missing(NumpyBackend):
+class _Missing(NumpyEngine):
     name = "missing-test"
     requires = ("a_module_that_is_not_installed_anywhere",)
     extra = "nothing"
@@ -78,15 +85,9 @@ def test_unavailable_backend_is_refused_with_the_install_hint():
         axisops.topk([1], 1, backend="missing-test")
 
 
-class _OtherFamily(Backend):
+class _OtherFamily(Engine):
     name = "other-family-test"
-    array_modules = ("somewhere_else",)
-
-    def meta(self, x, name):
-        raise AssertionError
-
-    def broadcast_to(self, x, shape):
-        raise AssertionError
+    array_type = "somewhere_else"
 
     def topk(self, x, spec):
         raise AssertionError
@@ -118,34 +119,60 @@ def test_first_call_imports_only_what_the_chosen_backend_needs():
     assert out.stdout.strip() == "[]"
 
 
-def test_no_backend_imports_the_registry():
-    """Backends get the registry's resolver when registered (``Backend.delegate``); one
-    that imported the registry would make a loop with the registry's scan of backends."""
-    import ast
-    import importlib
-    from pathlib import Path
+def test_a_registered_engine_is_the_one_the_pieces_of_a_call_run_on():
+    """StreamingTopK picks once, then every block and merge runs the engine it was given."""
+    calls = []
 
-    package = importlib.import_module("axisops.backends")  # axisops.backends is the function
-    for path in Path(package.__file__).parent.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.ImportFrom):
-                names = [node.module or ""] + [a.name for a in node.names]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            assert not any(n == "registry" or n.endswith(".registry") for n in names), path
-
-
-def test_a_registered_backend_delegates_through_the_registry(restore_registry):
-    from axisops.backends.numpy_backend import NumpyBackend
-
-    class Mine(NumpyBackend):
-        name = "mine-delegating"
+    class Mine(NumpyEngine):
+        name = "mine-pieces"
         priority = -5
 
-    mine = Mine()
-    with pytest.raises(RuntimeError, match="not registered"):
-        mine.delegate(np.zeros(3))
-    axisops.register_backend(mine)
-    assert mine.delegate(np.zeros(3)) is registry.select(np.zeros(3))
+        def topk(self, x, spec):
+            calls.append(x.shape)
+            return super().topk(x, spec)
+
+    axisops.register_backend(Mine())
+    stream = axisops.StreamingTopK(2, backend="mine-pieces")
+    for block in ([5, 1, 7], [2, 9, 4], [8]):
+        stream.update(block)
+    assert stream.result().indices.tolist() == [4, 6] and len(calls) >= 3
+
+
+def _counting_picks(monkeypatch):
+    calls = []
+    real = registry.pick
+
+    def pick(x, backend=None):
+        calls.append(type(x).__name__)
+        return real(x, backend)
+
+    monkeypatch.setattr(registry, "pick", pick)
+    return calls
+
+
+def test_each_call_picks_its_adapter_and_engine_once(monkeypatch, tmp_path):
+    """Nothing below the public functions asks the registry again: not the merges of a
+    stream, not the boxes of a file job, not the tasks of a Dask graph."""
+    calls = _counting_picks(monkeypatch)
+    x = np.random.default_rng(0).random((6, 40))
+    axisops.topk(x, 3)
+    axisops.gather(x, 1, [[0], [1], [2], [3], [4], [5]])
+    axisops.take_along_axis(x, np.zeros((1, 2), np.int64), axis=1)
+    assert calls == ["ndarray"] * 3
+    calls.clear()
+    stream = axisops.StreamingTopK(3)
+    for start in range(0, 40, 7):
+        stream.update(x[:, start:start + 7])
+    stream.result()
+    assert calls == ["ndarray"]  # once, when made
+    calls.clear()
+    np.save(tmp_path / "x.npy", x)
+    axisops.topk_file(tmp_path / "x.npy", 3, chunk_bytes=64)
+    assert calls == ["ndarray"]
+    da = pytest.importorskip("dask.array")
+    calls.clear()
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        values = axisops.topk(da.from_array(x, chunks=(3, 9)), 3).values.compute()
+    assert calls == ["Array"] and values.shape == (6, 3)

@@ -28,21 +28,30 @@ def test_cpu_tensors_default_to_the_torch_backend():
 
 
 def test_the_cpu_path_runs_the_default_numpy_family_backend(monkeypatch):
-    seen = []
-    real = registry.select
+    from axisops import engines
 
-    def spy(x, backend=None):
-        chosen = real(x, backend)
-        seen.append((type(x).__name__, chosen.name))
+    seen = []
+    real_pick, real_default = registry.pick, engines.default
+
+    def pick(x, backend=None):
+        chosen = real_pick(x, backend)
+        seen.append((type(x).__name__, chosen[1].name))
         return chosen
 
-    monkeypatch.setattr(registry, "select", spy)
+    def default(array_type="numpy"):
+        chosen = real_default(array_type)
+        seen.append(("default", chosen.name))
+        return chosen
+
+    monkeypatch.setattr(registry, "pick", pick)
+    monkeypatch.setattr(engines, "default", default)
     axisops.topk(torch.tensor([3.0, 1.0]), 1)
     axisops.gather(torch.tensor([3.0, 1.0]), 0, [1])
-    default = real(np.zeros(1)).name
-    # The public function picks the backend, the axisops operator resolves it
-    # again when it runs (it may run compiled, without the public function).
-    assert seen == [("Tensor", "torch"), ("Tensor", "torch"), ("ndarray", default)] * 2
+    # The public function picks the engine, the axisops operator looks it up again
+    # when it runs (it may run compiled, without the public function), and the CPU
+    # path hands the NumPy view to the default NumPy engine.
+    want = real_default("numpy").name
+    assert seen == [("Tensor", "torch"), ("Tensor", "torch"), ("default", want)] * 2
 
 
 @pytest.mark.parametrize("dtype", TOPK_DTYPES, ids=str)

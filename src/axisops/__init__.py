@@ -8,7 +8,7 @@ array([[3, 2],
 Public API: :func:`topk`, :func:`top_k`, :func:`gather`, :func:`take_along_axis`;
 for data larger than memory, :class:`StreamingTopK`, :func:`topk_file` and
 :func:`gather_file` (the streaming engine, :mod:`axisops.streaming`); the
-error classes, :func:`backends` and :func:`register_backend`, and the thread
+error classes, :func:`backends` (engine names) and :func:`register_backend`, and the thread
 count (:func:`get_num_threads`, :func:`set_num_threads`).  The DirectML and
 Ascend layers live in :mod:`axisops.directml` and :mod:`axisops.ascend`.
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-# The subpackage is imported before the function of the same name is bound
-# below, so that ``axisops.backends`` stays the function.
+# The (torch/JAX) subpackage is imported before the function of the same name is
+# bound below, so that ``axisops.backends`` stays the function.
 from . import backends as _backends_package  # noqa: F401
 from ._version import __version__
 from .config import get_num_threads, set_num_threads
@@ -29,7 +29,7 @@ from .streaming import FileError, StreamingTopK, gather_file, topk_file
 if TYPE_CHECKING:  # the same functions, typed so the result has the input's array type
     from ._api import TopK, gather, take_along_axis, top_k, topk
 else:
-    from .ops import TopK, gather, take_along_axis, top_k, topk
+    from .api import TopK, gather, take_along_axis, top_k, topk
 
 __all__ = [
     "AxisOpsError",

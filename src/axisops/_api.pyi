@@ -1,7 +1,7 @@
 # The public operations as type checkers see them: the result has the input's array type.
 #
 # ``axisops/__init__.py`` imports these names from here under ``TYPE_CHECKING`` and from
-# ``axisops.ops`` at run time.  A generic NamedTuple is allowed at run time only from Python
+# ``axisops.api`` at run time.  A generic NamedTuple is allowed at run time only from Python
 # 3.11, so the generic ``TopK`` lives here; at run time ``axisops.TopK`` is the plain
 # NamedTuple (write ``TopK[np.ndarray]`` in annotations, which are not evaluated).
 # tests/test_project.py checks these signatures against the run-time ones.

@@ -19,7 +19,7 @@ import os
 import warnings
 
 from .errors import InvalidArgumentError, boundary
-from .validation import as_int
+from .validation import as_int, check_threads
 
 __all__ = [
     "THREADS_FLOOR",
@@ -51,21 +51,9 @@ def max_threads() -> int:
     return max(THREADS_FLOOR, cpu_count())
 
 
-def _shown(n: int) -> str:
-    """``n`` for a message: in full unless it is huge (str() refuses > 4300 digits)."""
-    if abs(n) < 10**18:
-        return str(n)
-    return f"{'-' if n < 0 else ''}<an integer of {n.bit_length()} bits>"
-
-
 def _check_range(n: int, name: str) -> int:
-    top = max_threads()
-    if not 1 <= n <= top:
-        raise InvalidArgumentError(
-            f"{name}={_shown(n)} is out of range (need 1 <= {name} <= {top}, the larger of "
-            f"{THREADS_FLOOR} and the {cpu_count()} CPUs this process may run on)"
-        )
-    return n
+    return check_threads(name, n, max_threads(), f"the larger of {THREADS_FLOOR} and the "
+                         f"{cpu_count()} CPUs this process may run on")
 
 
 def _from_env() -> int:

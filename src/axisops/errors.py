@@ -1,32 +1,36 @@
-"""The axisops error family, and where messages get the function's name.
+"""The axisops error family: errors that carry data, and the words each front shows them in.
 
 Every error axisops raises derives from :class:`AxisOpsError` and also from the
 standard exception a Python programmer would expect, so ordinary ``except
 ValueError`` / ``except TypeError`` / ``except IndexError`` clauses keep working.
 
-Messages name the function, the argument, the value received and what was
-allowed, for example::
+An error carries **fields** (which argument, the value received, what was
+allowed; for an index out of range its position, value, size and dimension) and
+a message made of text and :class:`Arg` parts: the arguments it names.  The
+message is rendered when it is read, in the words of the front that shows it:
 
-    topk(): k=7 is out of range for axis 1 of size 5 (need 0 <= k <= 5)
+- the Python API names the function the user called and its arguments::
 
-The code that finds the problem writes the part after the colon (validation,
-backends and kernels know nothing of who called them); the name is added once,
-where the user called in: every public function is declared with
-:func:`boundary`, which prefixes ``name(): `` to any :class:`AxisOpsError`
-leaving it, data-dependent ones raised deep in a kernel included.  The
-exception itself goes on (same object, class, cause and traceback); its
-``function`` attribute says which name it carries.
+      topk(): k=7 is out of range for axis 1 of size 5 (need 0 <= k <= 5)
 
-When one public function calls another, the **outermost** one, the function
-the user called, names the error: inner boundaries do nothing.  Work deferred
-past the boundary (the tasks of a lazy Dask graph, run at ``compute()``)
-captures the name with :func:`current_function` when it is built and runs under
-:func:`call_as`.
+  every public function is declared with :func:`boundary`, which records its
+  name on any :class:`AxisOpsError` leaving it (the message is not rewritten:
+  ``str()`` renders ``function(): message``);
+- ``take_along_axis`` calls gather's ``index`` and ``dim`` ``indices`` and
+  ``axis`` (:data:`FUNCTION_WORDS`);
+- the command line spells arguments as its flags (``--chunk-bytes``, ``INPUT
+  x.npy``) by giving the error its :class:`Words` (:meth:`AxisOpsError.spell`);
+- the DirectML and Ascend facades read the fields and write their own text.
 
-``torch.compile`` traces through a boundary (Dynamo handles its ``try`` and
-the thread-local name) without a graph break; with ``fullgraph=True`` an error
-raised while tracing is reported by Dynamo as it was first raised, before the
-boundary named it (the traceback in the report names the function).
+When one public function calls another, the **outermost** one, the function the
+user called, names the error: inner boundaries do nothing.  Work deferred past the
+boundary (the tasks of a lazy Dask graph, run at ``compute()``) captures the name
+with :func:`current_function` when it is built and runs under :func:`call_as`.
+
+``torch.compile`` traces through a boundary (Dynamo handles its ``try`` and the
+thread-local name) without a graph break; with ``fullgraph=True`` an error raised
+while tracing is reported by Dynamo as it was first raised, before the boundary
+named it.
 """
 
 from __future__ import annotations
@@ -34,41 +38,196 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 __all__ = [
+    "FUNCTION_WORDS",
+    "PYTHON",
+    "Arg",
     "AxisOpsError",
     "IndexOutOfRangeError",
     "InvalidArgumentError",
     "UnsupportedDTypeError",
+    "Words",
     "boundary",
     "call_as",
     "current_function",
     "name_error",
+    "with_fields",
 ]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
+class Arg(NamedTuple):
+    """An argument a message names; the front that shows the message spells it.
+
+    ``style`` says how: ``"name"`` (``key`` / ``--key``), ``"option"`` (how to pass
+    it again: ``out`` / ``-o``), ``"assign"`` (``chunk_bytes=0``, the value's
+    repr), ``"label"`` (the argument and its value as a message starts:
+    ``path='x.npy'`` / ``INPUT x.npy``) or ``"setting"`` (what to pass:
+    ``chunk_bytes=4096`` / ``--chunk-bytes 4096``).
+    """
+
+    name: str
+    value: Any = None
+    style: str = "name"
+
+
+class Words:
+    """How one front spells the arguments a message names.
+
+    ``names`` maps an argument's name to the front's; ``labels`` to how the front
+    starts a message about it (default: its name); ``options`` to the front's way
+    of passing it again (default: its name).  ``flags`` says the front is a
+    command line (labels and settings are ``NAME value``).
+
+    >>> cli = Words({"chunk_bytes": "--chunk-bytes"}, labels={"path": "INPUT"}, flags=True)
+    >>> cli.render(Arg("path", "x.npy", "label")), PYTHON.render(Arg("path", "x.npy", "label"))
+    ('INPUT x.npy', "path='x.npy'")
+    >>> cli.render(Arg("chunk_bytes", 8, "setting")), cli.render(Arg("chunk_bytes", 0, "assign"))
+    ('--chunk-bytes 8', '--chunk-bytes=0')
+    """
+
+    def __init__(self, names: Mapping[str, str] | None = None, *,
+                 labels: Mapping[str, str] | None = None,
+                 options: Mapping[str, str] | None = None, flags: bool = False) -> None:
+        self.names = dict(names or {})
+        self.labels = dict(labels or {})
+        self.options = dict(options or {})
+        self.flags = flags
+
+    def render(self, arg: Arg) -> str:
+        name = self.names.get(arg.name, arg.name)
+        if arg.style == "name":
+            return name
+        if arg.style == "option":
+            return self.options.get(arg.name, name)
+        if arg.style == "assign":
+            return f"{name}={arg.value!r}"
+        if arg.style == "label":
+            name = self.labels.get(arg.name, name)
+            return f"{name} {arg.value}" if self.flags else f"{name}={str(arg.value)!r}"
+        return f"{name} {arg.value}" if self.flags else f"{name}={arg.value}"  # "setting"
+
+    def __repr__(self) -> str:
+        return (f"Words({self.names!r}, labels={self.labels!r}, options={self.options!r}, "
+                f"flags={self.flags})")
+
+
+#: The Python API's words: every argument by its own name.
+PYTHON = Words()
+#: Functions that call an argument otherwise than the code that finds the problem.
+FUNCTION_WORDS: dict[str, Words] = {
+    "take_along_axis": Words({"index": "indices", "dim": "axis"}),
+}
+
+
 class AxisOpsError(Exception):
-    """Root of every error raised by axisops."""
+    """Root of every error raised by axisops.
+
+    Its arguments are the message: one string, or parts (text and :class:`Arg`)
+    rendered in the error's words when read; its fields are attributes
+    (:func:`with_fields`).  ``message`` is the text without the function's name;
+    ``str()`` adds the public function's name (``topk(): ...``) once a boundary
+    set it.
+    """
 
     #: The public function the message names (``None`` until a boundary names it).
     function: str | None = None
 
+    @property
+    def words(self) -> Words:
+        """The words the message is shown in: a front's, else the function's."""
+        return self.__dict__.get("_words") or FUNCTION_WORDS.get(self.function or "", PYTHON)
+
+    def spell(self, words: Words) -> None:
+        """Show the message in ``words`` (a front's, such as the command line's)."""
+        self._words = words
+
+    def _renders(self) -> bool:
+        return bool(self.args) and all(isinstance(p, (str, Arg)) for p in self.args)
+
+    @property
+    def message(self) -> str:
+        """The message in the error's words, without the function's name."""
+        if "_message" in self.__dict__ or not self._renders():
+            return self.__dict__.get("_message", super().__str__())
+        words = self.words
+        return "".join(p if isinstance(p, str) else words.render(p) for p in self.args)
+
+    @message.setter
+    def message(self, text: str) -> None:  # a subclass's own message (DirectML's)
+        self._message = text
+
+    def __str__(self) -> str:
+        if self.function is None or not self._renders():
+            return self.message
+        return f"{self.function}(): {self.message}"
+
+    def __repr__(self) -> str:
+        if not self._renders():
+            return super().__repr__()
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+E = TypeVar("E", bound=AxisOpsError)
+
+
+def with_fields(exc: E, **fields: Any) -> E:
+    """``exc`` with ``fields`` as attributes (its data, for fronts that write their own text).
+
+    While torch.compile's Dynamo traces, the fields are left out: Dynamo reports an
+    error raised while tracing itself, and cannot follow the attributes' stores.
+
+    >>> with_fields(InvalidArgumentError("k=-1 is negative"), name="k", value=-1).value
+    -1
+    """
+    if not _compiling():
+        exc.__dict__.update(fields)
+    return exc
+
 
 class InvalidArgumentError(AxisOpsError, ValueError):
-    """A bad k, axis/dim, rank or shape mismatch, or an index dtype too small."""
+    """A bad k, axis/dim, rank or shape mismatch, or an index dtype too small.
+
+    Fields: ``name`` (the argument), ``value`` (what was given) and ``allowed``
+    (what would have been, in words); rules add their own (``low``, ``high``,
+    ``size``...).
+    """
+
+    name: str | None = None
+    value: Any = None
+    allowed: str | None = None
 
 
 class UnsupportedDTypeError(AxisOpsError, TypeError):
-    """A dtype the operation does not support (object, string, float index...)."""
+    """A dtype the operation does not support (object, string, float index...).
+
+    Fields: ``name``, ``dtype`` and ``allowed``.
+    """
+
+    name: str | None = None
+    dtype: Any = None
+    allowed: str | None = None
 
 
 class IndexOutOfRangeError(AxisOpsError, IndexError):
-    """A gather index value outside [-n, n-1]."""
+    """A gather index value outside [-n, n-1].
+
+    Fields: ``name`` (``"index"``), ``position`` (a tuple), ``value`` (None when
+    the value is no longer there to report, see ``axisops.engines.cpu``),
+    ``size`` (n), ``dim`` and ``dim_name`` (``"dim"``).
+    """
+
+    name: str = "index"
+    position: tuple[int, ...] = ()
+    value: int | None = None
+    size: int = 0
+    dim: int = 0
+    dim_name: str = "dim"
 
 
 class _Calls(threading.local):
@@ -80,21 +239,16 @@ _calls = _Calls()
 
 
 def name_error(exc: AxisOpsError, function: str) -> None:
-    """Make ``exc``'s message start with ``function(): `` (replacing a name it carries).
+    """Make ``exc`` name ``function`` (replacing a name it carries).
 
-    Errors whose first argument is not a message (an HRESULT, say) are left alone.
+    Errors whose parts are not a message (an HRESULT, say) are left alone.
 
     >>> err = InvalidArgumentError("k=7 is out of range")
     >>> name_error(err, "topk"); name_error(err, "top_k"); str(err)
     'top_k(): k=7 is out of range'
     """
-    if exc.function == function or not exc.args or not isinstance(exc.args[0], str):
-        return
-    message = exc.args[0]
-    if exc.function is not None:
-        message = message.removeprefix(f"{exc.function}(): ")
-    exc.args = (f"{function}(): {message}", *exc.args[1:])
-    exc.function = function
+    if exc._renders():
+        exc.function = function
 
 
 def _compiling() -> bool:

@@ -22,45 +22,35 @@ merges, provided ties are decided by global index, not by position:
 A part need not be sorted: only the order between equal values matters, so a
 raw block with its global indices (:func:`raw_candidates`) is a valid part.
 
-Every top-k here runs through :mod:`axisops.dispatch` on a resolved backend:
-the request was validated once, by the caller.
+Every top-k here runs on the engine the caller gives (its
+:meth:`~axisops.engines.base.Engine.topk_block`, a spec derived from the one the
+caller validated): nothing is validated or picked again.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .backends.base import Backend
-from .dispatch import numpy_backend, topk_block
 from .dtypes import native
+from .engines.base import Engine
 from .validation import TopKSpec
 
-__all__ = ["BackendRef", "Candidates", "block_candidates", "merge_candidates",
-           "raw_candidates"]
+__all__ = ["Candidates", "block_candidates", "merge_candidates", "raw_candidates"]
 
 Candidates = tuple[np.ndarray, np.ndarray]
 
-#: A resolved backend, or a backend name (``None``: the default) resolved where
-#: the merge runs (a Dask worker uses its own default).
-BackendRef = Backend | str | None
-
-
-def _resolve(backend: BackendRef, dtype: np.dtype) -> Backend:
-    if isinstance(backend, Backend):
-        return backend
-    return numpy_backend(backend, dtype)
-
 
 def block_candidates(block: np.ndarray, spec: TopKSpec, offset: int,
-                     backend: BackendRef = None) -> Candidates:
+                     engine: Engine) -> Candidates:
     """The sorted top-k of one piece that starts at global index ``offset``.
 
+    >>> from axisops.engines import get
     >>> from axisops.validation import ArrayMeta, topk_spec
     >>> spec = topk_spec(ArrayMeta((13,), np.dtype(int)), 2, 0, True, True, None)
-    >>> block_candidates(np.array([5, 7, 5]), spec, 10, "numpy")
+    >>> block_candidates(np.array([5, 7, 5]), spec, 10, get("numpy"))
     (array([7, 5]), array([11, 10]))
     """
-    values, indices = topk_block(_resolve(backend, block.dtype), block, spec)
+    values, indices = engine.topk_block(block, spec)
     indices += offset
     return values, indices
 
@@ -84,7 +74,7 @@ def _in_index_order(values: np.ndarray, indices: np.ndarray, axis: int) -> Candi
             np.take_along_axis(indices, order, axis=axis))
 
 
-def merge_candidates(spec: TopKSpec, *parts: Candidates, backend: BackendRef = None,
+def merge_candidates(spec: TopKSpec, *parts: Candidates, engine: Engine,
                      ordered: bool = True) -> Candidates:
     """The sorted top-``spec.k`` of candidate sets (fewer if they hold fewer).
 
@@ -93,13 +83,14 @@ def merge_candidates(spec: TopKSpec, *parts: Candidates, backend: BackendRef = N
     and ties are decided by global index all the same.  Global indices must be
     distinct.
 
+    >>> from axisops.engines import get
     >>> from axisops.validation import ArrayMeta, topk_spec
     >>> spec = topk_spec(ArrayMeta((4,), np.dtype(int)), 3, 0, True, True, None)
     >>> a = (np.array([7, 5]), np.array([1, 0]))
     >>> b = (np.array([7, 6]), np.array([3, 2]))
-    >>> merge_candidates(spec, a, b, backend="numpy")
+    >>> merge_candidates(spec, a, b, engine=get("numpy"))
     (array([7, 7, 6]), array([1, 3, 2]))
-    >>> merge_candidates(spec, b, a, backend="numpy", ordered=False)
+    >>> merge_candidates(spec, b, a, engine=get("numpy"), ordered=False)
     (array([7, 7, 6]), array([1, 3, 2]))
     """
     axis = spec.axis
@@ -107,5 +98,5 @@ def merge_candidates(spec: TopKSpec, *parts: Candidates, backend: BackendRef = N
     indices = np.concatenate([p[1] for p in parts], axis=axis)
     if not ordered:
         values, indices = _in_index_order(values, indices, axis)
-    best_values, best = topk_block(_resolve(backend, values.dtype), values, spec)
+    best_values, best = engine.topk_block(values, spec)
     return best_values, np.take_along_axis(indices, best, axis=axis)

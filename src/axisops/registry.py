@@ -1,124 +1,160 @@
-"""The backend registry: which implementation serves which array.
-
-Backends are found lazily, the first time an operation runs, by scanning the
-:mod:`axisops.backends` package for modules that define ``BACKEND`` (see
-:class:`axisops.backends.base.Backend`).  Third-party code may add its own with
-:func:`register_backend`.
+"""The registry: which adapter and engine serve a call, picked once per call.
 
 An array's *family* is the root module of its type (``numpy``, ``torch``,
-``dask``...).  The default backend for an array is the available backend of its
-family with the highest priority whose ``accepts(x)`` is true; arrays no backend
-claims (lists, scalars, unknown types) belong to the ``numpy`` family.
-``backend="name"`` overrides the choice, within the array's family.
+``dask``...).  Each family has one adapter (:mod:`axisops.adapters`); arrays no
+adapter claims (lists, scalars, unknown types) are NumPy's.  The adapter says
+which array type its engines compute on for this array (NumPy for a CPU array,
+torch for an accelerator one), and the engine is the named one
+(``backend="name"``, checked against the adapter), or the available engine of
+that type with the highest priority that takes the array by default.
+
+Nothing below the public functions calls the registry again: pieces of a call
+(merges, boxes, Dask tasks) run on the engine they are given.  The registry
+imports no heavy dependency; adapters and engines import theirs when they run.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import threading
 from typing import Any
 
-from .backends.base import Backend
-from .errors import InvalidArgumentError, boundary
+from . import adapters, engines
+from .adapters.base import Adapter
+from .engines.base import Engine
+from .errors import boundary
+from .validation import backend_name, check_backend, check_new_backend, no_backend, type_name
 
-__all__ = ["all_backends", "backends", "get_backend", "register_backend", "select"]
+__all__ = ["all_backends", "backends", "family", "pick", "register_backend", "select"]
 
 _lock = threading.RLock()
-_registry: dict[str, Backend] = {}
-_discovered = False
-_candidate_cache: dict[str, list[Backend]] = {}
-_claimed: dict[str, bool] = {}
+_by_family: dict[str, Adapter] = {}
 
 
-def _discover() -> None:
-    global _discovered
-    with _lock:
-        if _discovered:
-            return
-        # Not ``from . import backends``: the package attribute is the function.
-        package = importlib.import_module(f"{__package__}.backends")
-        for info in pkgutil.iter_modules(package.__path__):
-            if info.name in ("base", "numpy_family") or info.name.startswith("_"):
-                continue
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            backend = getattr(module, "BACKEND", None)
-            if isinstance(backend, Backend) and backend.name not in _registry:
-                _add(backend)
-        _discovered = True
+def _adapters() -> dict[str, Adapter]:
+    if not _by_family:
+        with _lock:
+            found: dict[str, Adapter] = {}
+            for path in adapters.TABLE.values():
+                module, _, attribute = path.partition(":")
+                adapter = getattr(importlib.import_module(module), attribute)
+                found.update(dict.fromkeys(adapter.families, adapter))
+            _by_family.update(found)
+    return _by_family
 
 
-@boundary("register_backend")
-def _add(backend: Backend) -> None:
-    """Register ``backend``, and give it the resolver it hands converted arrays to (a
-    backend never imports this module: see :meth:`Backend.delegate`)."""
-    backend.resolver = _default_backend
-    _registry[backend.name] = backend
+def family(x: Any) -> str:
+    """The array family of ``x``: its type's root module, if an adapter claims it.
+
+    >>> import numpy as np
+    >>> family(np.zeros(2)), family([1, 2])
+    ('numpy', 'numpy')
+    """
+    root = type(x).__module__.partition(".")[0]
+    return root if root in _adapters() and root != "builtins" else "numpy"
 
 
-def _default_backend(x: Any) -> Backend:
-    return select(x)
+def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
+    return [e.name for e in engines.all_engines()
+            if e.array_type in adapter.engine_types and (e.available() or not available_only)]
 
 
-def register_backend(backend: Backend, *, replace: bool = False) -> None:
-    """Add a backend, for arrays of the families it names.
+def pick(x: Any, backend: Any = None) -> tuple[Adapter, Engine]:
+    """The adapter and engine that run an operation on ``x``: the named engine, or the default.
+
+    >>> import numpy as np
+    >>> adapter, engine = pick(np.zeros(3), "numpy")
+    >>> adapter.name, engine.name
+    ('numpy', 'numpy')
+    """
+    root = type(x).__module__.partition(".")[0]
+    if root == "torch":
+        from .backends.legacy import while_compiling
+
+        pair = while_compiling(x, backend)
+        if pair is not None:
+            return pair
+    adapter = _adapters().get(root) or _by_family["numpy"]
+    name = backend_name(backend)
+    if name is not None:
+        try:
+            engine = engines.get(name)
+        except KeyError:
+            check_backend(name, known=engines.names())
+        if engine.array_type not in adapter.engine_types:
+            check_backend(name, for_type=(type_name(x), _engines_for(adapter)))
+        if engine.missing():
+            check_backend(name, missing=(engine.missing(), engine.extra))
+        if engine.array_type != adapter.engine_type(x) or not engine.supports(x):
+            check_backend(name, device_of=type_name(x))
+        return adapter, engine
+    for engine in engines.of_type(adapter.engine_type(x)):
+        if engine.default_for(x):
+            return adapter, engine
+    no_backend(type_name(x), _engines_for(adapter, available_only=False))
+
+
+def select(x: Any, backend: str | None = None) -> Any:
+    """The engine :func:`pick` gives ``x``; for torch tensors, the old torch backend behind it.
+
+    The torch operators (``axisops::topk`` and the others) look up their runner
+    here until the torch path is rewritten.
+    """
+    engine = pick(x, backend)[1]
+    return getattr(engine, "backend", engine)
+
+
+def register_backend(backend: Engine, *, replace: bool = False) -> None:
+    """Add an engine, under its name, for the arrays of its ``array_type``.
 
     Parameters
     ----------
-    backend : axisops.backends.base.Backend
+    backend : axisops.engines.base.Engine
         A named instance; it becomes the default for its arrays if it has the
-        highest priority among the available backends that accept them.
+        highest priority among the available engines that take them.
     replace : bool, optional
-        Replace a registered backend of the same name.
+        Replace an engine of the same name.
 
     Raises
     ------
     InvalidArgumentError
-        Not a named ``Backend``, or the name is taken and ``replace`` is false.
+        Not a named ``Engine``, or the name is taken and ``replace`` is false.
 
     Examples
     --------
     >>> import axisops
-    >>> from axisops.backends.numpy_backend import NumpyBackend
-    >>> class Mine(NumpyBackend):
+    >>> from axisops.engines.numpy import NumpyEngine
+    >>> class Mine(NumpyEngine):
     ...     name = "mine"
     ...     priority = -1
     >>> axisops.register_backend(Mine())
     >>> "mine" in axisops.backends()
     True
     """
-    if not isinstance(backend, Backend) or not backend.name:
-        raise InvalidArgumentError(
-            f"backend={backend!r} is not a named axisops Backend instance"
-        )
-    _discover()
-    with _lock:
-        if backend.name in _registry and not replace:
-            raise InvalidArgumentError(
-                f"a backend named {backend.name!r} exists "
-                f"(pass replace=True to replace it)"
-            )
-        _add(backend)
-        _candidate_cache.clear()
-        _claimed.clear()
+    _register(backend, replace)
 
 
-def all_backends() -> list[Backend]:
-    """Every registered backend, available or not, by family then priority."""
-    _discover()
-    with _lock:
-        found = list(_registry.values())
-    return sorted(found, key=lambda b: (b.array_modules, -b.priority, b.name))
+@boundary("register_backend")
+def _register(backend: Any, replace: bool) -> None:
+    named = isinstance(backend, Engine) and bool(backend.name)
+    check_new_backend(backend, named, named and backend.name in engines.names() and not replace)
+    engines.register(backend)
+
+
+def all_backends() -> list[Engine]:
+    """Every engine, available or not, by array type then priority."""
+    return engines.all_engines()
 
 
 def backends() -> list[str]:
-    """Names of the backends that can run here.
+    """Names of the engines that can run here.
 
     Returns
     -------
     list of str
-        Every registered backend whose dependencies are installed, by array
-        family then priority; any of them may be named with ``backend=``.
+        Every engine whose dependencies are installed, by the array type it
+        computes on, then priority; any of them may be named with ``backend=``
+        (for the arrays it takes).
 
     Examples
     --------
@@ -126,83 +162,4 @@ def backends() -> list[str]:
     >>> "numpy" in axisops.backends()
     True
     """
-    return [b.name for b in all_backends() if b.available()]
-
-
-def get_backend(name: str) -> Backend:
-    """The registered backend called ``name`` (available or not)."""
-    _discover()
-    try:
-        return _registry[name]
-    except (KeyError, TypeError):
-        known = ", ".join(sorted(_registry))
-        raise InvalidArgumentError(f"backend={name!r} is not a backend (known: {known})") from None
-
-
-def family(x: Any) -> str:
-    """The array family of ``x``: its type's root module, if a backend claims it."""
-    root = type(x).__module__.partition(".")[0]
-    if root not in _candidate_cache:
-        _candidates(root)
-    return root if _claimed.get(root) else "numpy"
-
-
-def _serves(backend: Backend, fam: str) -> bool:
-    return fam in backend.array_modules or (fam == "numpy" and "builtins" in backend.array_modules)
-
-
-def select(x: Any, backend: str | None = None) -> Backend:
-    """The backend that runs an operation on ``x``: the named one, or the default."""
-    fam = family(x)
-    if backend is not None:
-        if not isinstance(backend, str):
-            raise InvalidArgumentError(
-                f"backend={backend!r} is not a backend name (need a str or None)"
-            )
-        chosen = get_backend(backend)
-        if not _serves(chosen, fam):
-            raise InvalidArgumentError(
-                f"backend={backend!r} does not take {_type_name(x)} inputs "
-                f"(backends for them: {', '.join(_names_for(fam)) or 'none'})"
-            )
-        missing = chosen.missing()
-        if missing:
-            hint = f" (pip install 'axisops[{chosen.extra}]')" if chosen.extra else ""
-            raise InvalidArgumentError(
-                f"backend={backend!r} is not available here: "
-                f"{', '.join(missing)} is not installed{hint}"
-            )
-        if not chosen.accepts(x):
-            raise InvalidArgumentError(
-                f"backend={backend!r} cannot take this {_type_name(x)} "
-                f"(for example its device)"
-            )
-        return chosen
-    for candidate in _candidates(fam):
-        if candidate.default_for(x):
-            return candidate
-    raise InvalidArgumentError(
-        f"no installed backend takes {_type_name(x)} inputs "
-        f"(registered for them: {', '.join(_names_for(fam, available_only=False)) or 'none'})"
-    )
-
-
-def _candidates(fam: str) -> list[Backend]:
-    cached = _candidate_cache.get(fam)
-    if cached is None:
-        registered = [b for b in all_backends() if _serves(b, fam)]
-        _claimed[fam] = bool(registered)
-        cached = [b for b in registered if b.available()]
-        _candidate_cache[fam] = cached
-    return cached
-
-
-def _names_for(fam: str, available_only: bool = True) -> list[str]:
-    return [
-        b.name for b in all_backends() if _serves(b, fam) and (b.available() or not available_only)
-    ]
-
-
-def _type_name(x: Any) -> str:
-    t = type(x)
-    return f"{t.__module__}.{t.__qualname__}"
+    return [e.name for e in engines.all_engines() if e.available()]

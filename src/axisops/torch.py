@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import torch
 
+from .api import TopK
+from .api import gather as _gather
+from .api import topk as _topk
 from .errors import InvalidArgumentError, boundary
 from .kernels.torch import library as _library  # noqa: F401  (registers the axisops:: operators)
-from .ops import TopK
-from .ops import gather as _gather
-from .ops import topk as _topk
 
 __all__ = ["TopK", "gather", "topk"]
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from ..adapters.numpy import as_ndarray
 from ..validation import ArrayMeta, GatherSpec, TopKSpec, check_index_values
 from .base import Backend
-from .numpy_family import as_ndarray
 
 __all__ = ["BACKEND", "JaxBackend"]
 
@@ -93,7 +93,7 @@ class JaxBackend(Backend):
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
         if _on_one_cpu(x):
-            from .dlpack_backend import BACKEND as DLPACK
+            from .dlpack_route import DLPACK
 
             return DLPACK.topk(DLPACK.asarray(x, "x"), spec)
         if _is_tracer(x):
@@ -108,7 +108,7 @@ class JaxBackend(Backend):
 
             return jax_ops.gather(x, index, spec)
         if _on_one_cpu(x):  # the CPU kernels check the index values themselves
-            from .dlpack_backend import BACKEND as DLPACK
+            from .dlpack_route import DLPACK
 
             imported = DLPACK.asarray(x, "x")
             index = DLPACK.as_index(index, imported, spec.index_name)

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from ..adapters.numpy import as_ndarray
 from ..dtypes import GATHER_DTYPES, is_bfloat16, is_index_dtype, native
 from ..errors import InvalidArgumentError, UnsupportedDTypeError
 from ..validation import ArrayMeta, GatherSpec, TopKSpec
 from .base import Backend
-from .numpy_family import as_ndarray
 
 __all__ = ["BACKEND", "TorchBackend", "for_op", "from_numpy", "numpy_view"]
 

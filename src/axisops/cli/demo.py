@@ -1,7 +1,7 @@
 """``axisops demo``: the six seed examples, run as files through the real jobs.
 
-It writes small sample ``.npy`` files, runs :func:`~axisops.cli.jobs.run_topk`
-and :func:`~axisops.cli.jobs.run_gather` on them (the code ``axisops topk`` and
+It writes small sample ``.npy`` files, runs :func:`~axisops.cli.ops_commands.run_topk`
+and :func:`~axisops.cli.ops_commands.run_gather` on them (the code ``axisops topk`` and
 ``axisops gather`` run), reads the outputs back and compares them with the
 results printed on the DirectML TOP_K1 and aclnnGather pages.
 
@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..streaming.files import write_bytes
-from .jobs import run_gather, run_topk
+from ..streaming.outputs import write_bytes
 from .main import CLIError
+from .ops_commands import run_gather, run_topk
 
 __all__ = ["SEED_GATHER", "SEED_TOPK", "register", "run_demo"]
 

@@ -1,5 +1,5 @@
-"""``axisops info``: version, the compiled core (compiler, build, instruction set), backends
-and threads."""
+"""``axisops info``: version, the compiled core (compiler, build, instruction set), engines
+(``backend=`` names) and threads."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import engines, registry
 from .._version import __version__
 from ..config import cpu_count, get_num_threads
-from ..registry import all_backends, select
 
 __all__ = ["collect", "register"]
 
@@ -26,10 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def collect() -> dict[str, Any]:
     """What ``axisops info`` reports, as a dictionary."""
     rows = []
-    for b in all_backends():
+    for b in engines.all_engines():
         rows.append({
             "name": b.name,
-            "arrays": list(b.array_modules),
+            "arrays": [b.array_type],
             "available": b.available(),
             "missing": list(b.missing()),
             "description": b.description,
@@ -39,7 +39,7 @@ def collect() -> dict[str, Any]:
         "version": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "default_backend_numpy": select(np.zeros(1)).name,
+        "default_backend_numpy": registry.pick(np.zeros(1))[1].name,
         "backends": rows,
         "threads": get_num_threads(),
         "cpus": cpu_count(),

@@ -26,16 +26,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
-from ..errors import AxisOpsError
-from ..streaming.errors import FileError, one_line
+from ..errors import AxisOpsError, Words
+from ..streaming.errors import one_line
 
-__all__ = ["CLIError", "build_parser", "emit", "main"]
+__all__ = ["WORDS", "CLIError", "build_parser", "emit", "main"]
 
 #: Modules of this package that each add one or more sub-commands.
 COMMAND_MODULES = ("ops_commands", "info", "demo", "bench")
 
+#: How the command line names the arguments of the file jobs in messages.
+WORDS = Words({"key": "--key", "index_key": "--index-key", "chunk_bytes": "--chunk-bytes",
+               "scheduler": "--scheduler"},
+              labels={"path": "INPUT", "index": "INDEX", "out": "output"},
+              options={"out": "-o"}, flags=True)
 
-class CLIError(FileError):
+
+class CLIError(AxisOpsError):
     """A problem only a command has (its stdout, the demo's folder): one line, exit status 1."""
 
 
@@ -96,6 +102,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         return status
     except AxisOpsError as exc:
+        exc.spell(WORDS)
         return _fail(str(exc))
     except KeyboardInterrupt as exc:  # SIGINT: the job's handler may have said so already
         return 130 if getattr(exc, "reported", False) else _fail("interrupted", 130)

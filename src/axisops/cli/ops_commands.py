@@ -1,16 +1,37 @@
-"""``axisops topk`` and ``axisops gather``: argparse over :mod:`axisops.cli.jobs`."""
+"""``axisops topk`` and ``axisops gather``: the engine's jobs, with the command line's words.
+
+They are :func:`axisops.streaming.jobs.topk_job` and
+:func:`~axisops.streaming.jobs.gather_job` (what :func:`axisops.topk_file`
+and :func:`axisops.gather_file` run) with three differences that belong to a
+command, not a library: messages name ``INPUT``, ``--key``, ``--chunk-bytes``
+(:data:`axisops.cli.main.WORDS`); the output defaults to a name beside the
+input; and SIGTERM, SIGHUP and SIGINT unwind the stack
+(:func:`~axisops.streaming.signals.exit_on_signals`), so an interrupted run
+removes its temporary files and prints one line.  ``axisops demo`` runs them too.
+
+Errors of the operation's arguments name it as the Python function does
+(``topk(): k=99 is out of range ...``); errors of files name the file argument
+(``INPUT x.npy: no such file``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
+from typing import Any
 
+from ..errors import AxisOpsError, name_error
+from ..streaming.errors import FileError
+from ..streaming.jobs import Announce, Options, gather_job, topk_job
+from ..streaming.outputs import default_output
+from ..streaming.signals import exit_on_signals
 from ..streaming.stream import DEFAULT_CHUNK_BYTES
-from .jobs import run_gather, run_topk
-from .main import emit
+from .main import WORDS, CLIError, emit
 
-__all__ = ["parse_size", "register"]
+__all__ = ["parse_size", "register", "run_gather", "run_topk"]
 
 _UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4, "p": 1000**5,
           "ki": 1024, "mi": 1024**2, "gi": 1024**3, "ti": 1024**4, "pi": 1024**5}
@@ -97,3 +118,65 @@ def _gather(args: argparse.Namespace) -> int:
         scheduler=args.scheduler, progress=args.progress, announce=emit,
     )
     return 0
+
+
+@contextmanager
+def _operation_errors(op: str) -> Iterator[None]:
+    """The command line's words for the errors raised inside, named ``op`` but for the
+    errors of files and of the command itself."""
+    try:
+        yield
+    except AxisOpsError as exc:
+        exc.spell(WORDS)
+        if not isinstance(exc, (FileError, CLIError)):
+            name_error(exc, op)
+        raise
+
+
+def run_topk(
+    input_path: str,
+    k: int,
+    *,
+    axis: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    index_dtype: str | None = None,
+    key: str | None = None,
+    output: str | None = None,
+    backend: str | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    announce: Announce | None = None,
+) -> dict[str, Any]:
+    """Top-k of the array in ``input_path``, written to a .npz; the job's record."""
+    options = Options(backend, chunk_bytes, scheduler, progress, announce)
+    with exit_on_signals(), _operation_errors("topk"):
+        _, record = topk_job(input_path, k, axis=axis, largest=largest, sorted=sorted,
+                             index_dtype=index_dtype, key=key,
+                             out=output or default_output(input_path, ".topk.npz"),
+                             options=options)
+    return record
+
+
+def run_gather(
+    input_path: str,
+    index_path: str,
+    dim: int,
+    *,
+    key: str | None = None,
+    index_key: str | None = None,
+    output: str | None = None,
+    backend: str | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    announce: Announce | None = None,
+) -> dict[str, Any]:
+    """Gather along ``dim`` from ``input_path`` at ``index_path``, written to a .npy."""
+    options = Options(backend, chunk_bytes, scheduler, progress, announce)
+    with exit_on_signals(), _operation_errors("gather"):
+        _, record = gather_job(input_path, index_path, dim, key=key, index_key=index_key,
+                               out=output or default_output(input_path, ".gather.npy"),
+                               options=options)
+    return record

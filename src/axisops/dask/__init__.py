@@ -1,7 +1,7 @@
 """Dask task graphs for axisops: exact top-k and gather on chunked arrays.
 
-The ``"dask"`` backend (:mod:`axisops.backends.dask_backend`) builds its lazy
-results here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
+The ``"dask"`` engine (:mod:`axisops.engines.dask`) builds its lazy results
+here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
 ``dask.array.Array`` and never need this package directly.
 
 - :mod:`axisops.dask.topk`: per-block sorted candidates with global indices,
@@ -11,7 +11,8 @@ results here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
 - :mod:`axisops.dask.tree`: the tree reduction both of them use.
 
 The exact merge of partial top-k results is :mod:`axisops.merge`, shared with
-the streaming engine and :class:`axisops.StreamingTopK`; tasks run validated
-specs through :mod:`axisops.dispatch`.  The graph modules import dask; this
-package's ``__init__`` does not, nor does :mod:`axisops` itself.
+the streaming engine and :class:`axisops.StreamingTopK`; tasks run pieces of
+the validated spec on the NumPy engine they are given (:func:`.tree.block_engine`).
+The graph modules import dask; this package's ``__init__`` does not, nor does
+:mod:`axisops` itself.
 """

@@ -24,10 +24,9 @@ import numpy as np
 from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
-from ..dispatch import gather_block, numpy_backend
 from ..errors import call_as, current_function
 from ..validation import GatherSpec, check_index_values
-from .tree import graph_with, resolve_split_every, tree_reduce
+from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["gather"]
 
@@ -48,9 +47,9 @@ def _wrap(index: np.ndarray, n: int) -> np.ndarray:
 
 def _local(block: np.ndarray, local: np.ndarray, spec: GatherSpec,
            backend: str | None) -> np.ndarray:
-    """Gather from one data block at block-local positions, on this worker's backend."""
-    impl = numpy_backend(backend, block.dtype)
-    return gather_block(impl, block, local, spec)
+    """Gather from one data block at block-local positions, on the engine named (or this
+    worker's default)."""
+    return block_engine(backend).gather_block(block, local, spec)
 
 
 def take_block(block: np.ndarray, wrapped: np.ndarray, start: int, spec: GatherSpec,
@@ -134,7 +133,7 @@ def gather(
 ) -> da.Array:
     """The lazy gather of a validated request; ``index`` is NumPy or dask.
 
-    ``block_backend`` names the NumPy-family backend the tasks run (default:
+    ``block_backend`` names the NumPy engine the tasks run (default:
     each worker's default).
 
     >>> import dask.array as da, numpy as np, axisops

@@ -11,8 +11,8 @@ top-k of their union, with the contract's tie rule.  The result is therefore
 bit-identical to the NumPy result for every chunking and every fan-in.
 
 Blocks and merges are :mod:`axisops.merge`'s, on the validated spec: each
-task runs the worker's default NumPy-family backend (the fastest installed),
-or ``block_backend``, resolved once per task and never validated again.
+task runs the NumPy engine named ``block_backend``, or the worker's default
+(the fastest installed), looked up once per task and never validated again.
 """
 
 from __future__ import annotations
@@ -27,9 +27,18 @@ from dask.task_spec import Task, TaskRef
 
 from ..merge import Candidates, block_candidates, merge_candidates
 from ..validation import TopKSpec
-from .tree import graph_with, resolve_split_every, tree_reduce
+from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["topk"]
+
+
+def _candidates(block: np.ndarray, spec: TopKSpec, offset: int,
+                engine: str | None) -> Candidates:
+    return block_candidates(block, spec, offset, block_engine(engine))
+
+
+def _merge(engine: str | None, spec: TopKSpec, *parts: Candidates) -> Candidates:
+    return merge_candidates(spec, *parts, engine=block_engine(engine))
 
 
 def _values(candidates: Candidates) -> np.ndarray:
@@ -45,8 +54,8 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None,
     """Lazy ``(values, indices)`` of a validated top-k request on a dask array.
 
     ``split_every`` is the merge fan-in (default: dask's ``split_every``
-    setting, else 4).  ``block_backend`` names the NumPy-family backend the
-    tasks run (default: each worker's default).  Results are sorted whatever
+    setting, else 4).  ``block_backend`` names the NumPy engine the tasks run
+    (default: each worker's default).  Results are sorted whatever
     ``spec.sorted`` says.
 
     >>> import dask.array as da, axisops
@@ -57,7 +66,7 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None,
     axis, k = spec.axis, spec.k
     fan_in = resolve_split_every(split_every, axis)
     token = tokenize(x, axis, k, spec.largest, spec.index_dtype, fan_in, block_backend)
-    merge = partial(merge_candidates, backend=block_backend)
+    merge = partial(_merge, block_backend)
     work, vname, iname = (f"axisops-topk-{part}-{token}" for part in ("work", "values", "indices"))
     offsets = np.cumsum((0, *x.chunks[axis]))
     grid = [range(n) if d != axis else range(1) for d, n in enumerate(x.numblocks)]
@@ -69,7 +78,7 @@ def topk(x: da.Array, spec: TopKSpec, split_every: int | None = None,
         for j in range(x.numblocks[axis]):
             block = (*where[:axis], j, *where[axis + 1 :])
             key = (work, 0, *block)
-            layer[key] = Task(key, block_candidates, TaskRef((x.name, *block)), spec,
+            layer[key] = Task(key, _candidates, TaskRef((x.name, *block)), spec,
                               int(offsets[j]), block_backend)
             leaves.append(key)
         final = tree_reduce(layer, leaves, merge, fan_in, work, where, spec)

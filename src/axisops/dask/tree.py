@@ -9,16 +9,17 @@ partial results as positional arguments, in order, so an order-sensitive merge
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Integral
 from typing import Any
 
 import dask
 from dask.highlevelgraph import HighLevelGraph
 from dask.task_spec import Task, TaskRef
 
-from ..errors import InvalidArgumentError
+from .. import engines
+from ..engines.base import Engine
+from ..validation import as_fan_in
 
-__all__ = ["graph_with", "resolve_split_every", "tree_reduce"]
+__all__ = ["block_engine", "graph_with", "resolve_split_every", "tree_reduce"]
 
 #: Dask's own default fan-in for reductions.
 DEFAULT_SPLIT_EVERY = 4
@@ -44,12 +45,13 @@ def resolve_split_every(value: Any, axis: int) -> int:
         return DEFAULT_SPLIT_EVERY
     if isinstance(value, Mapping):
         value = value.get(axis, DEFAULT_SPLIT_EVERY)
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 2:
-        raise InvalidArgumentError(
-            f"{source}={value!r} is not allowed (need an integer >= 2, "
-            f"or a dict mapping axis {axis} to one)"
-        )
-    return int(value)
+    return as_fan_in(value, axis, source)
+
+
+def block_engine(name: str | None) -> Engine:
+    """The NumPy engine a task runs its blocks on: the one named, else this worker's
+    default (a lookup in :mod:`axisops.engines`, made where the task runs)."""
+    return engines.get(name) if name is not None else engines.default("numpy")
 
 
 def tree_reduce(

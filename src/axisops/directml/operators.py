@@ -17,8 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import IndexOutOfRangeError
-from ..ops import gather, topk
+from ..api import gather, topk
+from ..errors import IndexOutOfRangeError, InvalidArgumentError
+from ..validation import as_int, check_k, normalize_axis
 from .enums import AxisDirection, FeatureLevel, OperatorType, TensorDataType
 from .errors import DMLError, invalid_arg
 from .tensors import BufferTensorDesc, numpy_dtype, validate_tensor
@@ -254,20 +255,21 @@ def _check_sizes(where: str, name: str, t: BufferTensorDesc, want: tuple[int, ..
         raise invalid_arg(f"{where}: {name}.sizes={t.sizes} must be {want} (need {rule})")
 
 
-def _uint(where: str, name: str, value: Any, c_name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
-        raise invalid_arg(f"{where}: {name}={value!r} ({type(value).__name__}) is not an "
-                          f"integer ({c_name} is a UINT)")
-    return operator.index(value)
+def _not_uint(where: str, name: str, value: Any, c_name: str) -> DMLError:
+    return invalid_arg(f"{where}: {name}={value!r} ({type(value).__name__}) is not an "
+                       f"integer ({c_name} is a UINT)")
 
 
 def _axis(where: str, value: Any, ndim: int) -> int:
-    axis = _uint(where, "axis", value, "Axis")
-    if not 0 <= axis < ndim:
-        note = "; Axis is unsigned, so a negative axis is invalid" if axis < 0 else ""
-        raise invalid_arg(f"{where}: axis={axis} is out of range for {ndim} dimensions "
-                          f"(need 0 <= axis < {ndim}{note})")
-    return axis
+    try:
+        return normalize_axis("axis", value, ndim, negative=False)
+    except InvalidArgumentError as err:
+        if getattr(err, "ndim", None) is None:
+            raise _not_uint(where, "axis", value, "Axis") from None
+        axis = err.value
+    note = "; Axis is unsigned, so a negative axis is invalid" if axis < 0 else ""
+    raise invalid_arg(f"{where}: axis={axis} is out of range for {ndim} dimensions "
+                      f"(need 0 <= axis < {ndim}{note})")
 
 
 def _direction(where: str, value: Any) -> AxisDirection:
@@ -281,15 +283,17 @@ def _direction(where: str, value: Any) -> AxisDirection:
 
 
 def _k(where: str, value: Any, n: int, axis: int, strict: bool) -> int:
-    k = _uint(where, "k", value, "K")
-    if strict and not 0 < k < n:
+    try:
+        k = as_int("k", value)
+    except InvalidArgumentError:
+        raise _not_uint(where, "k", value, "K") from None
+    try:
+        return check_k(k, n, axis=axis, low=1, high=n - 1 if strict else n)
+    except InvalidArgumentError:
+        need = (f"0 < k < {n}: strict_k=True applies the page's bound 0 < K < Sizes[axis]"
+                if strict else f"1 <= k <= {n}")
         raise invalid_arg(f"{where}: k={k} is out of range for input_tensor.sizes[{axis}]={n} "
-                          f"(need 0 < k < {n}: strict_k=True applies the page's bound "
-                          f"0 < K < Sizes[axis])")
-    if not 1 <= k <= n:
-        raise invalid_arg(f"{where}: k={k} is out of range for input_tensor.sizes[{axis}]={n} "
-                          f"(need 1 <= k <= {n})")
-    return k
+                          f"(need {need})") from None
 
 
 def _run_topk(views: Sequence[np.ndarray], *, axis: int, k: int, largest: bool,
@@ -302,26 +306,23 @@ def _run_gather_elements(views: Sequence[np.ndarray], *, axis: int) -> list[np.n
     x, index = views
     try:
         return [gather(x, axis, index)]
-    except IndexOutOfRangeError:
-        raise _index_error(index, x.shape[axis], axis) from None
+    except IndexOutOfRangeError as err:
+        raise _index_error(err, index.dtype.kind == "i") from None
 
 
-def _index_error(index: np.ndarray, n: int, axis: int) -> DMLError:
-    """E_INVALIDARG naming the first out-of-range value of ``index`` (in C order).
+def _index_error(err: IndexOutOfRangeError, signed: bool) -> DMLError:
+    """E_INVALIDARG for the out-of-range value the gather found (the first in C order).
 
-    The caller may rewrite the buffer from another thread during ``execute``,
-    so one snapshot is searched, and a buffer that holds no offender any more
-    still gets an error (the gather met one; nothing was written).
+    The caller may rewrite the buffer from another thread during ``execute``; a
+    buffer that holds no offender any more when the gather looks again still gets
+    an error (the gather met one; nothing was written).
     """
-    lo = -n if index.dtype.kind == "i" else 0
-    need = f"need {lo} <= index <= {n - 1}"
-    snapshot = np.array(index)
-    bad = (snapshot < lo) | (snapshot > n - 1)
-    if not bad.any():
+    n, axis = err.size, err.dim
+    need = f"need {-n if signed else 0} <= index <= {n - 1}"
+    if err.value is None:
         return invalid_arg(f"execute(GATHER_ELEMENTS): indices_tensor held an out-of-range "
                            f"value for input_tensor.sizes[{axis}]={n} when it was read, but "
                            f"holds none now (was it changed during the call?); {need}")
-    pos = np.unravel_index(int(np.argmax(bad)), index.shape)
-    where, value = ", ".join(str(int(p)) for p in pos), int(snapshot[pos])
-    return invalid_arg(f"execute(GATHER_ELEMENTS): indices_tensor[{where}]={value} "
+    where = ", ".join(map(str, err.position))
+    return invalid_arg(f"execute(GATHER_ELEMENTS): indices_tensor[{where}]={err.value} "
                        f"is out of range for input_tensor.sizes[{axis}]={n} ({need})")

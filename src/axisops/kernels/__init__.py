@@ -1,5 +1,6 @@
-"""Compute kernels: Numba kernels for the CPU, Triton kernels for the GPU.
+"""Engine internals that are not engines: the Triton, torch and JAX kernels, CPU cache sizes.
 
 Kernels receive clean arguments only (validated specs, native-endian arrays);
-they never validate user input themselves.
+they never validate user input themselves.  The engines that run them are in
+:mod:`axisops.engines` (and, for torch, Triton and JAX, :mod:`axisops.backends`).
 """

@@ -23,15 +23,17 @@ How it works, module by module (the first two are the public surface):
 - :mod:`.boxes`: cutting an array into boxes that fit the memory budget;
 - :mod:`.stream`: the jobs' work in this process, box by box;
 - :mod:`.cluster`: the same work as a Dask graph on a cluster;
-- :mod:`.outputs`, :mod:`.files`, :mod:`.tempfiles`, :mod:`.positional`,
-  :mod:`.signals`: outputs written box by box and committed atomically;
+- :mod:`.writers` (results written box by box), :mod:`.outputs` (output files
+  checked first, committed atomically last), :mod:`.tempfiles`,
+  :mod:`.positional`, :mod:`.signals`;
 - :mod:`.jobs`: the two jobs, shared by the Python API and the command line
   (:mod:`axisops.cli` is a thin argparse shell over them);
-- :mod:`.errors`: the error and the caller's names for arguments in messages.
+- :mod:`.errors`: the error, and the helpers its messages use.
 
-Every box and merge runs a spec derived from the one validated per call
-(:mod:`axisops.dispatch`), and top-k merges are :mod:`axisops.merge`'s, the
-same as the Dask backend's.  zarr, dask and tqdm are imported only when used.
+Every box and merge runs a spec derived from the one validated per call, on the
+engine picked once per call (:class:`~axisops.engines.base.Engine`), and top-k
+merges are :mod:`axisops.merge`'s, the same as the Dask engine's.  zarr, dask and
+tqdm are imported only when used.
 """
 
 from __future__ import annotations

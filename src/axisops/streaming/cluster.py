@@ -7,9 +7,9 @@ the workers must see the files where the client does.  The work is the
 dask array); the result comes back to the client block by block, and the
 client writes the output, so memory on the client stays bounded too.
 
-``backend`` names the backend the workers run on their NumPy blocks (the
-graph builders of :mod:`axisops.dask` pass its name to every task, which
-resolves it once); without it, each worker uses its own default.
+``backend`` names the NumPy engine the workers run on their blocks (the
+graph builders of :mod:`axisops.dask` pass its name to every task, which looks
+it up once); without it, each worker uses its own default.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import Arg
 from ..validation import GatherSpec, TopKSpec
 from .boxes import Box
-from .errors import CLI, FileError, Spelling
+from .errors import FileError, file_error
 from .sources import Source
 from .stream import Writer, gather_plan, topk_plan
 
@@ -46,7 +47,7 @@ class SourceArray:
         return self.source.read(box, self.reverse)
 
 
-def _probe(address: str, label: str) -> None:
+def _probe(address: str) -> None:
     """Fail fast, with one clear line, when nothing listens at a TCP ``address``.
 
     A ``distributed.Client`` that cannot connect retries until dask's connect
@@ -63,19 +64,20 @@ def _probe(address: str, label: str) -> None:
         scheme, location = parse_address(address)
         host, port = parse_host_port(location)
     except ValueError as exc:
-        raise FileError(f"{label}: not a scheduler address ({exc}; "
-                        f"need e.g. tcp://host:8786)") from None
+        raise file_error("scheduler", address, f"not a scheduler address ({exc}; "
+                         f"need e.g. tcp://host:8786)") from None
     if scheme != "tcp":
         return
     timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
-        raise FileError(f"{label}: cannot connect ({exc.strerror or exc})") from None
+        raise file_error("scheduler", address,
+                         f"cannot connect ({exc.strerror or exc})") from None
 
 
 @contextmanager
-def connect(scheduler: Any, spelling: Spelling = CLI) -> Iterator[Any]:
+def connect(scheduler: Any) -> Iterator[Any]:
     """A ``distributed.Client`` of ``scheduler``: an address, or a client (used as it is).
 
     A client made here is closed on the way out; one passed in is left open.
@@ -85,17 +87,16 @@ def connect(scheduler: Any, spelling: Spelling = CLI) -> Iterator[Any]:
     try:
         from distributed import Client
     except ImportError:
-        raise FileError(f"{spelling.scheduler} needs dask and distributed "
-                        f"(pip install 'axisops[dask]')") from None
+        raise FileError(Arg("scheduler"), " needs dask and distributed "
+                        "(pip install 'axisops[dask]')") from None
     if isinstance(scheduler, Client):
         yield scheduler
         return
-    label = spelling.label(spelling.scheduler, scheduler)
-    _probe(scheduler, label)
+    _probe(scheduler)
     try:
         client = Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise FileError(f"{label}: cannot connect ({exc})") from None
+        raise file_error("scheduler", scheduler, f"cannot connect ({exc})") from None
     with client:
         yield client
 

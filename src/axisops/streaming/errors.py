@@ -1,22 +1,22 @@
-"""The streaming engine's error, and how its messages name the caller's arguments.
+"""The streaming engine's error, and the helpers its messages use.
 
-The engine serves two callers that spell the same arguments differently: the
-command line (``INPUT x.npy``, ``--key``, ``--chunk-bytes``) and the Python
-API (``path='x.npy'``, ``key``, ``chunk_bytes``).  A :class:`Spelling` holds
-one caller's words; the engine's messages are written with it, so each caller
-reads its own names.  The Python API adds the function's name once, at its
-boundary (``topk_file(): path='x.npy': no such file``).
+The engine names the caller's arguments by their Python names (``path``,
+``index``, ``key``, ``index_key``, ``chunk_bytes``, ``scheduler``, ``out``) as
+:class:`~axisops.errors.Arg` parts of its messages, never in a caller's words:
+the Python API shows them as they are (``path='x.npy': no such file``, named by
+the function at its boundary: ``topk_file(): path='x.npy': ...``), the command
+line as its flags (``INPUT x.npy: no such file``, see :mod:`axisops.cli.main`).
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import Any
 
-from ..errors import AxisOpsError
+from ..errors import Arg, AxisOpsError, with_fields
 
-__all__ = ["API", "CLI", "FileError", "Role", "Spelling", "one_line", "show_names"]
+__all__ = ["KEY_OF", "FileError", "file_error", "one_line", "show_names"]
 
 #: Messages longer than this are cut (a file name can be 4096 bytes).
 MAX_MESSAGE = 1000
@@ -28,8 +28,11 @@ class FileError(AxisOpsError, ValueError):
     A missing or non-regular file, a malformed or pickled ``.npy``, a missing
     key, a zarr chunk larger than the memory budget, an output that is one of
     the inputs, a scheduler that cannot be reached.  Nothing is written when
-    it is raised.
+    it is raised.  Fields: ``name`` (the argument) and ``path`` (its value).
     """
+
+    name: str | None = None
+    path: Any = None
 
 
 def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
@@ -65,59 +68,15 @@ def show_names(names: Iterable[str], first: int = 5) -> str:
     return shown if len(names) <= first else f"{shown}, ... ({len(names)} in all)"
 
 
-def _label(cli: bool, name: str, value: object) -> str:
-    return f"{name} {value}" if cli else f"{name}={str(value)!r}"
+#: The argument that names an array inside each file argument's archive or group.
+KEY_OF = {"path": "key", "index": "index_key"}
 
 
-@dataclass(frozen=True)
-class Role:
-    """One input file argument as the caller names it, and its array-naming option.
+def file_error(arg: str, path: Any, *problem: Any) -> FileError:
+    """A :class:`FileError` about the file argument ``arg`` (``path``, ``index``, ``out``...)
+    whose value is ``path``: ``<argument and value>: <problem>``.
 
-    >>> CLI.input.label("x.npy"), API.input.label("x.npy")
-    ('INPUT x.npy', "path='x.npy'")
-    >>> CLI.input.suggest(4096), API.index.suggest(4096)
-    ('--chunk-bytes 4096', 'chunk_bytes=4096')
+    >>> str(file_error("path", "x.npy", "no such file"))
+    "path='x.npy': no such file"
     """
-
-    name: str
-    key: str
-    chunk_bytes: str
-    cli: bool
-
-    def label(self, path: object) -> str:
-        """The argument and its value, as a message starts."""
-        return _label(self.cli, self.name, path)
-
-    def suggest(self, chunk_bytes: int) -> str:
-        """How to pass ``chunk_bytes`` as this caller would."""
-        sep = " " if self.cli else "="
-        return f"{self.chunk_bytes}{sep}{chunk_bytes}"
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """The words of one caller: the command line's (:data:`CLI`) or the API's (:data:`API`)."""
-
-    cli: bool
-    input: Role
-    index: Role
-    chunk_bytes: str
-    scheduler: str
-    output: str
-    output_option: str
-
-    def label(self, name: str, value: object) -> str:
-        """An argument and its value, as a message starts.
-
-        >>> CLI.label(CLI.output, "o.npz"), API.label(API.scheduler, "tcp://h:1")
-        ('output o.npz', "scheduler='tcp://h:1'")
-        """
-        return _label(self.cli, name, value)
-
-
-CLI = Spelling(True, Role("INPUT", "--key", "--chunk-bytes", True),
-               Role("INDEX", "--index-key", "--chunk-bytes", True),
-               "--chunk-bytes", "--scheduler", "output", "-o")
-API = Spelling(False, Role("path", "key", "chunk_bytes", False),
-               Role("index", "index_key", "chunk_bytes", False),
-               "chunk_bytes", "scheduler", "out", "out")
+    return with_fields(FileError(Arg(arg, path, "label"), ": ", *problem), name=arg, path=path)

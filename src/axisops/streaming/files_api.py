@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, boundary
-from ..ops import TopK
-from .errors import API
+from ..api import TopK
+from ..errors import boundary
+from ..validation import as_key, as_path, as_progress, check_scheduler
 from .jobs import Options, gather_job, topk_job
 from .stream import DEFAULT_CHUNK_BYTES
 
@@ -28,39 +28,16 @@ __all__ = ["gather_file", "topk_file"]
 PathLike = str | os.PathLike
 
 
-def _path(name: str, value: Any, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, (str, os.PathLike)):
-        path = os.fspath(value)
-        if isinstance(path, str):
-            return path
-    raise InvalidArgumentError(
-        f"{name}={value!r} ({type(value).__name__}) is not a path "
-        f"(need a str or os.PathLike{' or None' if optional else ''})")
-
-
-def _key(name: str, value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise InvalidArgumentError(f"{name}={value!r} is not an array name (need a str or None)")
-
-
 def _is_client(value: Any) -> bool:
     """A ``distributed.Client`` (checked without importing distributed)."""
     return type(value).__module__.partition(".")[0] == "distributed"
 
 
 def _options(backend: Any, chunk_bytes: Any, scheduler: Any, progress: Any) -> Options:
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise InvalidArgumentError(f"progress={progress!r} is not allowed "
-                                   f"(need True, False or None)")
-    if not (scheduler is None or isinstance(scheduler, str) or _is_client(scheduler)):
-        raise InvalidArgumentError(
-            f"scheduler={scheduler!r} is not a scheduler (need an address such "
-            f"as 'tcp://host:8786', a distributed.Client, or None)")
+    shown = as_progress(progress)
+    check_scheduler(scheduler, _is_client(scheduler))
     return Options(backend=backend, chunk_bytes=chunk_bytes, scheduler=scheduler,
-                   progress=None if progress is None else bool(progress), spelling=API)
+                   progress=shown)
 
 
 @boundary("topk_file")
@@ -155,11 +132,11 @@ def topk_file(
     array([[1, 0, 1, 0]])
     >>> tmp.cleanup()
     """
-    source = _path("path", path)
-    target = _path("out", out, optional=True)
+    source = as_path("path", path)
+    target = as_path("out", out, optional=True)
     options = _options(backend, chunk_bytes, scheduler, progress)
     arrays, _ = topk_job(source, k, axis=axis, largest=largest, sorted=sorted,
-                         index_dtype=index_dtype, key=_key("key", key), out=target,
+                         index_dtype=index_dtype, key=as_key("key", key), out=target,
                          options=options)
     return TopK(*arrays) if arrays is not None else target
 
@@ -239,9 +216,9 @@ def gather_file(
            [7, 7]])
     >>> tmp.cleanup()
     """
-    source = _path("path", path)
-    target = _path("out", out, optional=True)
+    source = as_path("path", path)
+    target = as_path("out", out, optional=True)
     options = _options(backend, chunk_bytes, scheduler, progress)
-    array, _ = gather_job(source, index, dim, key=_key("key", key),
-                          index_key=_key("index_key", index_key), out=target, options=options)
+    array, _ = gather_job(source, index, dim, key=as_key("key", key),
+                          index_key=as_key("index_key", index_key), out=target, options=options)
     return array if array is not None else target

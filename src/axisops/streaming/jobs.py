@@ -12,9 +12,10 @@ Inputs are streamed in chunks of ``chunk_bytes`` (see
 ``scheduler`` runs the same job on a Dask cluster instead (see
 :mod:`axisops.streaming.cluster`).  Every argument is checked, with the
 library's own messages, before any output is opened; the spec validated here
-is the only validation (boxes and merges run derived specs, see
-:mod:`axisops.dispatch`).  A job installs no signal handler: the command line
-wraps it in :func:`~axisops.streaming.signals.exit_on_signals`.
+is the only validation (boxes and merges run derived specs on the engine picked
+once, see :class:`~axisops.engines.base.Engine`).  A job installs no signal
+handler: the command line wraps it in
+:func:`~axisops.streaming.signals.exit_on_signals`.
 """
 
 from __future__ import annotations
@@ -30,23 +31,21 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.base import Backend
-from ..backends.numpy_family import as_ndarray
-from ..dispatch import numpy_backend
-from ..errors import InvalidArgumentError
-from ..validation import ArrayMeta, gather_spec, topk_spec
+from .. import registry
+from ..adapters.numpy import as_ndarray
+from ..engines.base import Engine
+from ..validation import ArrayMeta, as_chunk_bytes, gather_spec, no_index_key, topk_spec
 from .cluster import cluster_gather, cluster_topk, connect
-from .errors import API, Spelling
-from .files import Output, open_output, output_target, scratch_file
-from .outputs import ArrayWriter, NpyWriter, pack_npz
+from .outputs import Output, open_output, output_target, scratch_file
 from .progress import progress_bar
 from .sources import MemorySource, Source, open_source
 from .stream import DEFAULT_CHUNK_BYTES, scratch_in, stream_gather, stream_topk
+from .writers import ArrayWriter, NpyWriter, pack_npz
 
 __all__ = ["Announce", "Options", "gather_job", "topk_job"]
 
 #: Called with a job's record just before its output is put in place (see
-#: :meth:`axisops.streaming.files.Output.commit`); if it raises, nothing is.
+#: :meth:`axisops.streaming.outputs.Output.commit`); if it raises, nothing is.
 Announce = Callable[[dict[str, Any]], None]
 
 
@@ -59,20 +58,10 @@ class Options:
     scheduler: Any = None
     progress: bool | None = False
     announce: Announce | None = None
-    spelling: Spelling = API
 
 
-def _check_chunk_bytes(options: Options) -> int:
-    value = options.chunk_bytes
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 1:
-        raise InvalidArgumentError(f"{options.spelling.chunk_bytes}={value!r} is not "
-                                   f"allowed (need an integer >= 1)")
-    return int(value)
-
-
-def _backends(dtype: np.dtype, options: Options) -> tuple[str, Backend | None]:
-    """The name of the backend that runs the job, and the one that runs its NumPy boxes.
+def _backends(dtype: np.dtype, options: Options) -> tuple[str, Engine | None]:
+    """The name of the engine that runs the job, and the one that runs its NumPy boxes.
 
     With a scheduler the job is a dask graph, and ``backend`` names the
     backend the workers run on their blocks (``"dask"`` or none: each
@@ -80,7 +69,7 @@ def _backends(dtype: np.dtype, options: Options) -> tuple[str, Backend | None]:
     """
     if options.scheduler is not None and options.backend in (None, "dask"):
         return "dask", None
-    impl = numpy_backend(options.backend, dtype)
+    impl = registry.pick(np.empty(0, dtype), options.backend)[1]
     return ("dask" if options.scheduler is not None else impl.name), impl
 
 
@@ -145,15 +134,15 @@ def _closing(stack: ExitStack, source: Source) -> Source:
     return source
 
 
-def _open(stack: ExitStack, out: str | None, inputs: list[tuple[str, Any]],
-          names: Spelling) -> Output | None:
-    """The output's temporary file (after every check of ``out``), or None for arrays."""
+def _open(stack: ExitStack, out: str | None, inputs: list[tuple[str, Any]]) -> Output | None:
+    """The output's temporary file (after every check of ``out``; ``inputs`` are
+    ``(argument, path)`` pairs), or None for arrays."""
     if out is None:
         return None
-    return open_output(stack, output_target(out, inputs, names))
+    return open_output(stack, output_target(out, inputs))
 
 
-def _work(options: Options, desc: str, total: int, impl: Backend | None,
+def _work(options: Options, desc: str, total: int, impl: Engine | None,
           local: Callable[..., int], cluster: Callable[..., int], *args: Any) -> int:
     """Run a job's work here (a progress bar in bytes) or on the cluster (in blocks).
 
@@ -164,7 +153,7 @@ def _work(options: Options, desc: str, total: int, impl: Backend | None,
     if options.scheduler is None:
         with bars(total) as bar:
             return local(*args, bar, impl)
-    with connect(options.scheduler, options.spelling) as client:
+    with connect(options.scheduler) as client:
         return cluster(client, *args, lambda blocks: bars(blocks, "block"),
                        impl and impl.name)
 
@@ -179,17 +168,17 @@ def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: 
     returns None for the arrays; without, returns them.  Every argument and
     the output's target are checked before any work.
     """
-    start, names = time.perf_counter(), options.spelling
+    start = time.perf_counter()
     with ExitStack() as stack:
-        source = _closing(stack, open_source(path, key, role=names.input))
+        source = _closing(stack, open_source(path, key, arg="path"))
         spec = topk_spec(ArrayMeta(source.shape, source.dtype), k, axis, largest, sorted,
                          index_dtype)
         used, impl = _backends(source.dtype, options)
-        chunk_bytes = _check_chunk_bytes(options)
+        chunk_bytes = as_chunk_bytes(options.chunk_bytes)
         work = math.prod(spec.out_shape) > 0  # an empty result needs no reading
         if work:
             source.check_budget(chunk_bytes)
-        output = _open(stack, out, [(names.input.label(path), path)], names)
+        output = _open(stack, out, [("path", path)])
         writers = _writers(stack, output, {"values": (spec.out_shape, spec.out_dtype),
                                            "indices": (spec.out_shape, spec.index_dtype)},
                            source.reversed_layout)
@@ -209,17 +198,13 @@ def topk_job(path: str, k: Any, *, axis: Any = -1, largest: Any = True, sorted: 
     return (None if output is not None else (values.array, indices.array)), record
 
 
-def _index_source(index: Any, index_key: str | None, names: Spelling
-                  ) -> tuple[Source, list[tuple[str, str]]]:
+def _index_source(index: Any, index_key: str | None) -> tuple[Source, list[tuple[str, str]]]:
     """The gather index, a file (a path) or an array in memory, and the files it reads."""
     if isinstance(index, (str, os.PathLike)):
         path = os.fspath(index)
-        return open_source(path, index_key, role=names.index), [(names.index.label(path), path)]
-    if index_key is not None:
-        raise InvalidArgumentError(f"index_key={index_key!r} names an array in an "
-                                   f"index file, but index is an array (pass a path, or "
-                                   f"no index_key)")
-    return MemorySource("<array>", as_ndarray(index, "index"), names.index), []
+        return open_source(path, index_key, arg="index"), [("index", path)]
+    no_index_key(index_key)
+    return MemorySource("<array>", as_ndarray(index, "index"), "index"), []
 
 
 def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
@@ -232,19 +217,19 @@ def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
     and returns None for the array; without, returns it.  Every argument and
     the output's target are checked before any work.
     """
-    start, names = time.perf_counter(), options.spelling
+    start = time.perf_counter()
     with ExitStack() as stack:
-        x = _closing(stack, open_source(path, key, role=names.input))
-        idx, index_files = _index_source(index, index_key, names)
+        x = _closing(stack, open_source(path, key, arg="path"))
+        idx, index_files = _index_source(index, index_key)
         _closing(stack, idx)
         spec = gather_spec(ArrayMeta(x.shape, x.dtype), dim, ArrayMeta(idx.shape, idx.dtype))
         used, impl = _backends(x.dtype, options)
-        chunk_bytes = _check_chunk_bytes(options)
+        chunk_bytes = as_chunk_bytes(options.chunk_bytes)
         work = idx.size > 0  # an empty index needs no reading
         if work:
             x.check_budget(chunk_bytes)
             idx.check_budget(chunk_bytes)
-        output = _open(stack, out, [(names.input.label(path), path), *index_files], names)
+        output = _open(stack, out, [("path", path), *index_files])
         (writer,) = _writers(stack, output, {"out": (spec.out_shape, spec.out_dtype)},
                              idx.reversed_layout).values()
         # Scratch files (an index that jumps about a large x) go beside the output.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 from .errors import FileError
 
@@ -44,14 +45,14 @@ def read_at(fd: int, view: memoryview, offset: int) -> int:
     return len(data)
 
 
-def read_exact(fd: int, view: memoryview, offset: int, label: str) -> None:
-    """Fill all of ``view`` from ``offset``; :class:`FileError` naming ``label`` when the
-    file ends first."""
+def read_exact(fd: int, view: memoryview, offset: int, label: Any) -> None:
+    """Fill all of ``view`` from ``offset``; :class:`FileError` naming ``label`` (text, or
+    the :class:`~axisops.errors.Arg` of a file argument) when the file ends first."""
     done = 0
     while done < len(view):
         got = read_at(fd, view[done:], offset + done)
         if got == 0:
-            raise FileError(f"{label}: the file ended early (it was cut or changed while read)")
+            raise FileError(label, ": the file ended early (it was cut or changed while read)")
         done += got
 
 

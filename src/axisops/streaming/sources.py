@@ -33,9 +33,10 @@ from typing import IO, Any
 
 import numpy as np
 
+from ..errors import Arg
 from .boxes import Box, contiguous_runs
-from .errors import CLI, FileError, Role, one_line, show_names
-from .files import file_kind
+from .errors import KEY_OF, FileError, file_error, one_line, show_names
+from .outputs import file_kind
 from .positional import read_exact
 
 __all__ = ["MemorySource", "NpySource", "Source", "ZarrSource", "open_regular", "open_source"]
@@ -46,7 +47,7 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINAR
                | getattr(os, "O_CLOEXEC", 0))
 
 
-def open_regular(path: str, role: Role) -> int:
+def open_regular(path: str, arg: str) -> int:
     """A read-only descriptor of ``path``, which must be a regular file.
 
     The kind is checked before opening (a FIFO would block ``open``) and
@@ -55,16 +56,16 @@ def open_regular(path: str, role: Role) -> int:
     """
     try:
         if not stat.S_ISREG(mode := os.stat(path).st_mode):
-            raise FileError(f"{role.label(path)}: is {file_kind(mode)}, not a regular file")
+            raise file_error(arg, path, f"is {file_kind(mode)}, not a regular file")
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
-        raise FileError(f"{role.label(path)}: no such file") from None
+        raise file_error(arg, path, "no such file") from None
     except OSError as exc:
-        raise FileError(f"{role.label(path)}: {exc.strerror or exc}") from None
+        raise file_error(arg, path, f"{exc.strerror or exc}") from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise FileError(f"{role.label(path)}: is {file_kind(mode)}, not a regular file")
+        raise file_error(arg, path, f"is {file_kind(mode)}, not a regular file")
     return fd
 
 
@@ -81,7 +82,7 @@ class Source(ABC):
     dtype: np.dtype
     reversed_layout: bool = False
     kind: str = ""
-    role: Role = CLI.input
+    arg: str = "path"
 
     @property
     def grain(self) -> tuple[int, ...]:
@@ -129,15 +130,15 @@ class NpySource(Source):
     kind = "npy"
 
     def __init__(self, path: str, offset: int, shape: tuple[int, ...], dtype: np.dtype,
-                 fortran: bool, role: Role = CLI.input) -> None:
-        self.path, self.offset, self.role = path, offset, role
+                 fortran: bool, arg: str = "path") -> None:
+        self.path, self.offset, self.arg = path, offset, arg
         self.shape, self.dtype = tuple(shape), dtype
         self.reversed_layout = bool(fortran) and len(shape) > 1
         self._fd: int | None = None
 
     def _file(self) -> int:
         if self._fd is None:
-            self._fd = open_regular(self.path, self.role)
+            self._fd = open_regular(self.path, self.arg)
         return self._fd
 
     def read_layout(self, box: Box) -> np.ndarray:
@@ -150,7 +151,7 @@ class NpySource(Source):
         fd = self._file()
         for i, start in enumerate(offsets.tolist()):
             piece = raw[i * length * size : (i + 1) * length * size]
-            read_exact(fd, piece, self.offset + start * size, self.role.label(self.path))
+            read_exact(fd, piece, self.offset + start * size, Arg(self.arg, self.path, "label"))
         return out
 
     def close(self) -> None:
@@ -170,8 +171,8 @@ class MemorySource(Source):
 
     kind = "memory"
 
-    def __init__(self, path: str, array: np.ndarray, role: Role = CLI.input) -> None:
-        self.path, self.array, self.role = path, array, role
+    def __init__(self, path: str, array: np.ndarray, arg: str = "path") -> None:
+        self.path, self.array, self.arg = path, array, arg
         self.shape, self.dtype = array.shape, array.dtype
 
     def read_layout(self, box: Box) -> np.ndarray:
@@ -189,13 +190,13 @@ class ZarrSource(Source):
 
     kind = "zarr"
 
-    def __init__(self, path: str, key: str | None, array: Any, role: Role = CLI.input) -> None:
-        self.path, self.key, self.role = path, key, role
+    def __init__(self, path: str, key: str | None, array: Any, arg: str = "path") -> None:
+        self.path, self.key, self.arg = path, key, arg
         self.shape, self.dtype = tuple(array.shape), np.dtype(array.dtype)
         self._chunks = tuple(int(c) for c in array.chunks)
         self._array: Any = array
         if any(c < 1 for c in self._chunks) and math.prod(self.shape):
-            raise FileError(f"{role.label(path)}: is not a readable zarr array (its chunk "
+            raise file_error(arg, path, f"is not a readable zarr array (its chunk "
                             f"shape {self._chunks} has an empty side)")
 
     @property
@@ -210,22 +211,21 @@ class ZarrSource(Source):
     def check_budget(self, chunk_bytes: int) -> None:
         """Refuse a chunk larger than ``chunk_bytes``: reading any of it decodes all of it."""
         if self.chunk_nbytes > chunk_bytes and math.prod(self.shape):
-            raise FileError(
-                f"{self.role.label(self.path)}: its zarr chunks {self._chunks} of {self.dtype} "
-                f"take {self.chunk_nbytes} bytes each once decoded, more than "
-                f"{self.role.chunk_bytes}={chunk_bytes} (zarr decodes whole chunks); pass "
-                f"{self.role.suggest(self.chunk_nbytes)} or more, or rechunk the array"
-            )
+            raise file_error(
+                self.arg, self.path, f"its zarr chunks {self._chunks} of {self.dtype} take "
+                f"{self.chunk_nbytes} bytes each once decoded, more than ", Arg("chunk_bytes"),
+                f"={chunk_bytes} (zarr decodes whole chunks); pass ",
+                Arg("chunk_bytes", self.chunk_nbytes, "setting"), " or more, or rechunk the array")
 
     def read_layout(self, box: Box) -> np.ndarray:
         if self._array is None:
-            self._array = _open_zarr_array(Path(self.path), self.key, self.role)
+            self._array = _open_zarr_array(Path(self.path), self.key, self.arg)
         try:
             return np.ascontiguousarray(self._array[box.slices])
         except MemoryError:
             raise
         except Exception as exc:  # codecs and stores raise many types for a bad chunk
-            raise FileError(f"{self.role.label(self.path)}: a zarr chunk cannot be read "
+            raise file_error(self.arg, self.path, f"a zarr chunk cannot be read "
                            f"({type(exc).__name__}: {one_line(str(exc), 200)})") from None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -248,40 +248,39 @@ def _npy_header(f: Any) -> tuple[tuple[int, ...], bool, np.dtype]:
     raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
 
 
-def _check_shape(shape: tuple[Any, ...], dtype: np.dtype, label: str) -> None:
+def _check_shape(shape: tuple[Any, ...], dtype: np.dtype, arg: str, path: str) -> None:
     """A header's shape must be non-negative integers that NumPy can hold as an array."""
     if not all(type(d) is int and d >= 0 for d in shape):
-        raise FileError(f"{label}: is not a valid NumPy file (its header's shape "
+        raise file_error(arg, path, f"is not a valid NumPy file (its header's shape "
                         f"{shape!r} is not a tuple of integers >= 0)")
     try:
         np.broadcast_to(np.empty((), dtype), shape)  # NumPy's own limits, nothing allocated
     except ValueError as exc:
-        raise FileError(f"{label}: is not a valid NumPy file (its header's shape "
+        raise file_error(arg, path, f"is not a valid NumPy file (its header's shape "
                         f"{shape!r} of {dtype} is not one NumPy can hold: {exc})") from None
 
 
-def _npy_at(f: IO[bytes], path: str, start: int, available: int, role: Role) -> NpySource:
+def _npy_at(f: IO[bytes], path: str, start: int, available: int, arg: str) -> NpySource:
     """The ``.npy`` stream that begins ``start`` bytes into the open file ``f`` of ``path``."""
-    label = role.label(path)
     f.seek(start)
     if f.read(4) == b"PK\x03\x04":
-        raise FileError(f"{label}: is not a .npy array file (it looks like an archive)")
+        raise file_error(arg, path, "is not a .npy array file (it looks like an archive)")
     f.seek(start)
     try:
         shape, fortran, dtype = _npy_header(f)
     except _READ_ERRORS as exc:
-        raise FileError(f"{label}: {_explain(exc)}") from None
+        raise file_error(arg, path, f"{_explain(exc)}") from None
     header = f.tell() - start
     if dtype.hasobject:
-        raise FileError(f"{label}: {_explain(ValueError('Python objects'))}")
-    _check_shape(shape, dtype, label)
+        raise file_error(arg, path, f"{_explain(ValueError('Python objects'))}")
+    _check_shape(shape, dtype, arg, path)
     need = math.prod(shape) * dtype.itemsize
     if header + need > available:
-        raise FileError(
-            f"{label}: is not a valid NumPy file (its header promises {need} bytes "
+        raise file_error(
+            arg, path, f"is not a valid NumPy file (its header promises {need} bytes "
             f"of data, the file holds {max(available - header, 0)})"
         )
-    return NpySource(path, start + header, shape, dtype, fortran, role)
+    return NpySource(path, start + header, shape, dtype, fortran, arg)
 
 
 def _member_start(f: IO[bytes], info: zipfile.ZipInfo) -> int:
@@ -294,30 +293,29 @@ def _member_start(f: IO[bytes], info: zipfile.ZipInfo) -> int:
     return info.header_offset + 30 + name_len + extra_len
 
 
-def _open_npz(f: IO[bytes], path: str, key: str | None, role: Role) -> Source:
-    label = role.label(path)
+def _open_npz(f: IO[bytes], path: str, key: str | None, arg: str) -> Source:
     try:
         with zipfile.ZipFile(f) as archive:
             members = {n[:-4] if n.endswith(".npy") else n: n for n in archive.namelist()}
             if key is None:
                 if len(members) != 1:
-                    raise FileError(
-                        f"{label}: holds {len(members)} arrays, name one with {role.key} "
-                        f"(keys: {show_names(members)})"
+                    raise file_error(
+                        arg, path, f"holds {len(members)} arrays, name one with ", Arg(KEY_OF[arg]),
+                        f" (keys: {show_names(members)})"
                     )
                 key = next(iter(members))
             if key not in members:
-                raise FileError(f"{label}: no array named {key!r} (keys: {show_names(members)})")
+                raise file_error(arg, path, f"no array named {key!r} (keys: {show_names(members)})")
             info = archive.getinfo(members[key])
         if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
-            return _npy_at(f, path, _member_start(f, info), info.file_size, role)
+            return _npy_at(f, path, _member_start(f, info), info.file_size, arg)
         f.seek(0)
         with np.load(f, allow_pickle=False) as loaded:
-            return MemorySource(path, loaded[key], role)
+            return MemorySource(path, loaded[key], arg)
     except FileError:
         raise
     except (*_READ_ERRORS, KeyError) as exc:
-        raise FileError(f"{label}: {_explain(exc)}") from None
+        raise file_error(arg, path, f"{_explain(exc)}") from None
 
 
 def _is_zarr(p: Path) -> bool:
@@ -326,62 +324,62 @@ def _is_zarr(p: Path) -> bool:
     )
 
 
-def _open_zarr_array(p: Path, key: str | None, role: Role) -> Any:
-    label = role.label(p)
+def _open_zarr_array(p: Path, key: str | None, arg: str) -> Any:
+    path = str(p)
     try:
         import zarr
     except ImportError:
-        raise FileError(
-            f"{label}: reading zarr arrays needs the zarr package (pip install 'axisops[zarr]')"
+        raise file_error(
+            arg, path, "reading zarr arrays needs the zarr package (pip install 'axisops[zarr]')"
         ) from None
     try:
         node = zarr.open(store=str(p), mode="r")
     except Exception as exc:  # zarr raises many types for a store it cannot read
-        raise FileError(f"{label}: is not a readable zarr array "
+        raise file_error(arg, path, f"is not a readable zarr array "
                         f"({one_line(str(exc), 200)})") from None
     if isinstance(node, zarr.Array):
         if key is not None:
-            raise FileError(f"{label}: is a zarr array, not a group ({role.key} names an array "
-                            f"inside a zarr group or an .npz archive)")
+            raise file_error(arg, path, "is a zarr array, not a group (", Arg(KEY_OF[arg]),
+                            " names an array inside a zarr group or an .npz archive)")
         return node
     names = sorted(node.array_keys())
     if key is None:
         if len(names) != 1:
-            raise FileError(f"{label}: is a zarr group of {len(names)} arrays, name one with "
-                            f"{role.key} (keys: {show_names(names)})")
+            raise file_error(arg, path, f"is a zarr group of {len(names)} arrays, name one with ",
+                            Arg(KEY_OF[arg]), f" (keys: {show_names(names)})")
         key = names[0]
     try:
         member = node[key]
     except KeyError:
         member = None
     if not isinstance(member, zarr.Array):
-        raise FileError(f"{label}: no array named {key!r} (keys: {show_names(names)})")
+        raise file_error(arg, path, f"no array named {key!r} (keys: {show_names(names)})")
     return member
 
 
-def open_source(path: str, key: str | None = None, *, role: Role = CLI.input) -> Source:
+def open_source(path: str, key: str | None = None, *, arg: str = "path") -> Source:
     """The array at ``path``: a ``.npy`` file, an ``.npz`` member or a zarr array.
 
-    ``role`` names the argument in error messages (``INPUT x.npy`` or
-    ``path='x.npy'``) and the option that names an array inside it.
+    ``arg`` is the argument it was given as (``"path"`` or ``"index"``), for
+    messages, which also name the argument that names an array inside it.
     """
     p = Path(path)
-    label = role.label(path)
     if not os.path.lexists(p):
-        raise FileError(f"{label}: no such file")
+        raise file_error(arg, path, "no such file")
     if p.is_dir():
         if _is_zarr(p):
-            return ZarrSource(path, key, _open_zarr_array(p, key, role), role)
-        raise FileError(f"{label}: is a directory (need a .npy or .npz file, or a zarr array)")
+            return ZarrSource(path, key, _open_zarr_array(p, key, arg), arg)
+        raise file_error(arg, path, "is a directory (need a .npy or .npz file, or a zarr array)")
     suffix = p.suffix.lower()
     if suffix not in (".npy", ".npz"):
-        raise FileError(
-            f"{label}: unsupported file type {suffix or '(none)'!r} "
+        raise file_error(
+            arg, path, f"unsupported file type {suffix or '(none)'!r} "
             f"(need .npy, .npz or a .zarr directory)"
         )
     if suffix == ".npy" and key is not None:
-        raise FileError(f"{label}: {role.key} applies to .npz archives only (and zarr groups)")
-    with os.fdopen(open_regular(path, role), "rb") as f:
+        raise file_error(arg, path, Arg(KEY_OF[arg]),
+                        " applies to .npz archives only (and zarr groups)")
+    with os.fdopen(open_regular(path, arg), "rb") as f:
         if suffix == ".npy":
-            return _npy_at(f, path, 0, os.fstat(f.fileno()).st_size, role)
-        return _open_npz(f, path, key, role)
+            return _npy_at(f, path, 0, os.fstat(f.fileno()).st_size, arg)
+        return _open_npz(f, path, key, arg)

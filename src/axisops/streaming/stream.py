@@ -16,10 +16,10 @@ Memory is bounded by ``chunk_bytes``, whatever the size of the input:
   index that jumps about), the rest of the column goes through scratch files,
   ordered by block, so that each block of ``x`` is read once.
 
-Every box runs on the NumPy-family backend resolved once for the job, with a
-spec derived from the job's validated one (:mod:`axisops.dispatch`): nothing
-is validated per box.  Boxes are planned in
-the layout of the input (the top-k input, the gather index): a Fortran-order
+Every box runs on the NumPy engine picked once for the job, with a spec derived
+from the job's validated one (:meth:`~axisops.engines.base.Engine.topk_block`,
+:meth:`~axisops.engines.base.Engine.gather_block`): nothing is validated per box.
+Boxes are planned in the layout of the input (the top-k input, the gather index): a Fortran-order
 file is processed as its transpose, and written in Fortran order.
 """
 
@@ -34,13 +34,12 @@ from typing import IO, Any, Protocol
 
 import numpy as np
 
-from ..backends.base import Backend
-from ..dispatch import gather_block
+from ..engines.base import Engine
 from ..merge import block_candidates, merge_candidates
 from ..validation import GatherSpec, TopKSpec, check_index_values
 from .boxes import Box, Plan, plan_boxes, slab_boxes
-from .errors import FileError
-from .files import scratch_file
+from .errors import file_error
+from .outputs import scratch_file
 from .positional import read_exact, write_at
 from .sources import Source
 
@@ -106,12 +105,12 @@ def topk_plan(source: Source, spec: TopKSpec, chunk_bytes: int) -> tuple[Layout,
 
 
 def stream_topk(source: Source, spec: TopKSpec, chunk_bytes: int, values: Writer,
-                indices: Writer, bar: Any, impl: Backend) -> int:
+                indices: Writer, bar: Any, impl: Engine) -> int:
     """Write the top-k of ``source`` into ``values`` and ``indices``; the number of boxes.
 
     The writers must have been made with the returned plan's layout (see
     :func:`topk_plan`): ``reverse`` when the input is in Fortran order.
-    ``impl`` is the NumPy-family backend that runs every box and merge.
+    ``impl`` is the NumPy engine that runs every box and merge.
     """
     layout, plan = topk_plan(source, spec, chunk_bytes)
     axis, k = layout.axis, spec.k
@@ -125,7 +124,7 @@ def stream_topk(source: Source, spec: TopKSpec, chunk_bytes: int, values: Writer
     for first, *rest in plan.columns:
         best = candidates(first)
         for box in rest:
-            best = merge_candidates(piece, best, candidates(box), backend=impl)
+            best = merge_candidates(piece, best, candidates(box), engine=impl)
         out = first.with_axis(axis, 0, k)
         values.write(out, best[0])
         indices.write(out, best[1].astype(spec.index_dtype, copy=False))
@@ -161,14 +160,14 @@ def _raise_first_bad(index: Source, spec: GatherSpec) -> None:
     """Raise the error for the first offending value in C order, as the core reports it."""
     for box in slab_boxes(index.shape, chunk_elements(1 << 24, index.dtype.itemsize)):
         check_index_values(index.read(box, False), spec, box.start)
-    raise FileError(f"{index.role.label(index.path)}: changed while it was being read")
+    raise file_error(index.arg, index.path, "changed while it was being read")
 
 
 class _Region:
     """The part of ``x`` an index box may address, read once per column of boxes."""
 
     def __init__(self, x: Source, layout: Layout, spec: GatherSpec, chunk_bytes: int,
-                 impl: Backend):
+                 impl: Engine):
         self.x, self.layout, self.spec = x, layout, layout.gather(spec)
         self.chunk_bytes, self.impl = chunk_bytes, impl
         self.box: Box | None = None
@@ -205,7 +204,7 @@ class _Region:
             if region != self.box:
                 self.box, self.data = None, None  # free the old region before reading
                 self.data, self.box = self.x.read(region, self.layout.reverse), region
-            return gather_block(self.impl, self.data, block, self.spec), 0
+            return self.impl.gather_block(self.data, block, self.spec), 0
         return self._blocked(box, wrap(block, self.spec.n))
 
     def _blocked(self, box: Box, wrapped: np.ndarray) -> tuple[np.ndarray, int]:
@@ -217,7 +216,7 @@ class _Region:
         for j in touched:
             inside = which == j
             local = np.where(inside, wrapped - j * step, 0)
-            np.copyto(out, gather_block(self.impl, self.read_block(box, j), local, self.spec),
+            np.copyto(out, self.impl.gather_block(self.read_block(box, j), local, self.spec),
                       where=inside)
         return out, len(touched)
 
@@ -283,11 +282,11 @@ def _by_blocks(boxes: list[Box], index: Source, spec: GatherSpec, region: _Regio
 
 
 def stream_gather(x: Source, index: Source, spec: GatherSpec, chunk_bytes: int,
-                  out: Writer, bar: Any, impl: Backend, scratch: Scratch | None = None) -> int:
+                  out: Writer, bar: Any, impl: Engine, scratch: Scratch | None = None) -> int:
     """Write ``gather(x, dim, index)`` into ``out``; the number of index boxes.
 
     ``out`` must be made with the plan's layout (see :func:`gather_plan`);
-    ``impl`` is the NumPy-family backend that runs every box.  Where the region an
+    ``impl`` is the NumPy engine that runs every box.  Where the region an
     index box addresses is too large to read whole, each box reads the blocks of it
     its values fall in; once a column's boxes have read its region twice, at more
     than three blocks a box (an index that jumps about, see :func:`_jumping`), the

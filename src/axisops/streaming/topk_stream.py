@@ -16,17 +16,31 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.numpy_family import as_ndarray
-from ..dispatch import numpy_backend
-from ..dtypes import TOPK_DTYPES, is_topk_dtype, native
-from ..errors import InvalidArgumentError, UnsupportedDTypeError, boundary
+from .. import registry
+from ..api import TopK
+from ..dtypes import native
+from ..errors import boundary
 from ..merge import Candidates, block_candidates, merge_candidates, raw_candidates
-from ..ops import TopK
-from ..validation import ArrayMeta, TopKSpec, _as_index_dtype, as_bool, as_int, topk_spec
+from ..validation import (
+    INT64_END,
+    ArrayMeta,
+    TopKSpec,
+    as_bool,
+    as_int,
+    as_offset,
+    check_block_range,
+    check_k,
+    check_next_block,
+    check_stream_result,
+    check_topk_dtype,
+    require_rank,
+    topk_spec,
+)
+from ..validation import (
+    index_dtype as as_index_dtype,
+)
 
 __all__ = ["StreamingTopK"]
-
-_INT64_END = 2**63  # global indices are int64: every index must stay below this
 
 
 class StreamingTopK:
@@ -113,13 +127,11 @@ class StreamingTopK:
     @boundary("StreamingTopK")
     def __init__(self, k: int, axis: int = -1, *, largest: bool = True,
                  index_dtype: Any = None, backend: str | None = None) -> None:
-        self._k = as_int("k", k)
-        if self._k < 0:
-            raise InvalidArgumentError(f"k={self._k} is negative (need k >= 0)")
+        self._k = check_k(k)
         self._axis_arg = as_int("axis", axis)
         self._largest = as_bool("largest", largest)
-        self._index_dtype = _as_index_dtype(index_dtype)
-        self._impl = numpy_backend(backend)
+        self._index_dtype = as_index_dtype(index_dtype)
+        self._adapter, self._impl = registry.pick(np.empty(0), backend)
         self._spec: TopKSpec | None = None
         self._best: Candidates | None = None
         self._ranges: list[tuple[int, int]] = []  # disjoint, sorted, adjacent ones joined
@@ -175,11 +187,11 @@ class StreamingTopK:
         array([[1, 2],
                [2, 0]])
         """
-        x = as_ndarray(block, "block")
+        x = self._adapter.to_engine(block, self._impl, "block")
         spec = self._spec or self._first_spec(x)
-        self._check_block(x, spec)
+        check_next_block(ArrayMeta(x.shape, x.dtype), spec)
         n = x.shape[spec.axis]
-        start = self._seen if offset is None else self._offset(offset)
+        start = self._seen if offset is None else as_offset(offset)
         slot = self._check_range(start, n, spec)
         if self._spec is None:
             self._spec, self._best = spec, self._empty(spec, x)
@@ -188,67 +200,21 @@ class StreamingTopK:
             self._add_range(start, start + n, slot)
 
     def _first_spec(self, x: np.ndarray) -> TopKSpec:
-        if x.ndim == 0:
-            raise InvalidArgumentError(
-                "block must have at least one dimension, got a 0-d array")
-        if not is_topk_dtype(x.dtype):
-            raise UnsupportedDTypeError(
-                f"block has dtype {x.dtype}, which top-k does not support "
-                f"(supported: {', '.join(TOPK_DTYPES)})")
+        require_rank("block", ArrayMeta(x.shape, x.dtype))
+        check_topk_dtype("block", x.dtype)
         spec = topk_spec(ArrayMeta(x.shape, native(x.dtype)), 0, self._axis_arg, self._largest,
                          True, None)
         # The request's template: each block and merge runs it with its own shape and
-        # k = min(k, elements in the piece) (see axisops.dispatch.topk_block).
+        # k = min(k, elements in the piece) (see Engine.topk_block).
         return replace(spec, k=self._k)
-
-    @staticmethod
-    def _check_block(x: np.ndarray, spec: TopKSpec) -> None:
-        if x.ndim != len(spec.shape):
-            raise InvalidArgumentError(
-                f"block has {x.ndim} dimensions, the first block had "
-                f"{len(spec.shape)} (every block has the same rank)")
-        if native(x.dtype) != spec.dtype:
-            raise InvalidArgumentError(
-                f"block has dtype {x.dtype}, the first block had {spec.dtype} "
-                f"(every block has one dtype; convert it first if you mean to)")
-        axis = spec.axis
-        off = x.shape[:axis] + x.shape[axis + 1 :]
-        want = spec.shape[:axis] + spec.shape[axis + 1 :]
-        if off != want:
-            raise InvalidArgumentError(
-                f"block.shape={x.shape} differs from the first block's "
-                f"{spec.shape} off axis {axis} (every block has the same size in every "
-                f"dimension but the axis)")
-
-    @staticmethod
-    def _offset(offset: Any) -> int:
-        start = as_int("offset", offset)
-        if start < 0:
-            raise InvalidArgumentError(f"offset={start} is negative (need >= 0)")
-        return start
 
     def _check_range(self, start: int, n: int, spec: TopKSpec) -> int:
         """Refuse ``[start, start + n)`` unless it is new and indexable; its place in the list."""
         end = start + n
-        if end > _INT64_END:
-            raise InvalidArgumentError(
-                f"offset={start} with {n} elements along axis {spec.axis} reaches "
-                f"index {end - 1}, beyond int64 (need offset + block size <= 2**63)")
-        top = int(np.iinfo(self._index_dtype).max)
-        if n and end - 1 > top:
-            raise InvalidArgumentError(
-                f"index_dtype={self._index_dtype.name} cannot hold index {end - 1} "
-                f"(offset={start} plus {n} elements along axis {spec.axis}; need an integer "
-                f"type whose maximum is >= {end - 1})")
-        slot = bisect_right(self._ranges, (start, _INT64_END))
-        if not n:
-            return slot
-        for s, e in self._ranges[max(slot - 1, 0) : slot + 1]:
-            if s < end and start < e:
-                raise InvalidArgumentError(
-                    f"offset={start} with {n} elements along axis {spec.axis} "
-                    f"covers [{start}, {end}), which overlaps [{s}, {e}) given before "
-                    f"(every element may be given once)")
+        slot = bisect_right(self._ranges, (start, INT64_END))
+        near = self._ranges[max(slot - 1, 0) : slot + 1] if n else []
+        overlap = next(((s, e) for s, e in near if s < end and start < e), None)
+        check_block_range(start, n, spec.axis, self._index_dtype, overlap)
         return slot
 
     def _add_range(self, start: int, end: int, slot: int) -> None:
@@ -286,7 +252,7 @@ class StreamingTopK:
         after = slot == len(self._ranges)  # every index given so far is below start
         before = slot == 0  # every index given so far is at or after start + n
         parts = (new, best) if before and not after else (best, new)
-        return merge_candidates(spec, *parts, backend=self._impl, ordered=after or before)
+        return merge_candidates(spec, *parts, engine=self._impl, ordered=after or before)
 
     # -- result ------------------------------------------------------------------------
 
@@ -321,20 +287,8 @@ class StreamingTopK:
         TopK(values=array([-0.,  0.]), indices=array([1, 3]))
         """
         spec, best = self._spec, self._best
-        if spec is None or best is None:
-            raise InvalidArgumentError("no block has been given (call update() "
-                                       "first)")
-        ranges = self._ranges
-        if ranges and (ranges[0][0] != 0 or len(ranges) > 1):
-            gap = (0, ranges[0][0]) if ranges[0][0] else (ranges[0][1], ranges[1][0])
-            covered = ", ".join(f"[{s}, {e})" for s, e in ranges[:4])
-            more = ", ..." if len(ranges) > 4 else ""
-            raise InvalidArgumentError(
-                f"elements [{gap[0]}, {gap[1]}) along axis {spec.axis} were never "
-                f"given (the blocks cover {covered}{more}; need every element from 0 on)")
-        if self._seen < spec.k:
-            raise InvalidArgumentError(
-                f"k={spec.k} but only {self._seen} elements have been given along "
-                f"axis {spec.axis} (need at least k)")
+        check_stream_result(spec is not None, self._ranges, self._seen, self._k,
+                            spec.axis if spec is not None else 0)
+        assert best is not None
         values, indices = best
         return TopK(values.copy(), indices.astype(self._index_dtype))

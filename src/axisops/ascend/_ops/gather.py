@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import IndexOutOfRangeError
-from ...ops import gather
+from ...api import gather
+from ...errors import IndexOutOfRangeError, InvalidArgumentError
+from ...validation import check_gather_source, check_index_extents, check_same_rank
 from .._boundary import Failure
 from .._constants import (
     ACL_BOOL,
@@ -81,22 +82,29 @@ def plan_gather(self: Any, dim: Any, index: Any, out: Any) -> Executor:
 
 
 def _check_shapes(self: AclTensor, dim: Any, index: AclTensor, out: AclTensor) -> int:
-    if max(self.rank, 1) != max(index.rank, 1):
+    try:
+        check_same_rank(max(self.rank, 1), max(index.rank, 1))
+    except InvalidArgumentError:
         raise invalid(f"index has {index.rank} dimensions {index.view_dims} but self has "
-                      f"{self.rank} {self.view_dims} (need the same number; 0-d counts as 1)")
+                      f"{self.rank} {self.view_dims} (need the same number; 0-d counts as "
+                      f"1)") from None
     require_rank("self", self)
     require_rank("index", index)
     if out.view_dims != index.view_dims:
         raise invalid(f"out.shape={out.view_dims} differs from index.shape={index.view_dims} "
                       f"(need equal shapes)")
     d = require_dim("dim", dim, self.rank)
-    for axis, (si, sx) in enumerate(zip(_shape(index), _shape(self))):
-        if axis != d and si > sx:
-            raise invalid(f"index.size({axis})={si} exceeds self.size({axis})={sx} (need "
-                          f"index.size(d) <= self.size(d) for every d != dim={d})")
-    if not index.is_empty and _shape(self)[d] == 0:
+    try:
+        check_index_extents(_shape(self), d, _shape(index))
+    except InvalidArgumentError as err:
+        raise invalid(f"index.size({err.axis})={err.value} exceeds self.size({err.axis})="
+                      f"{err.size} (need index.size(d) <= self.size(d) for every d != "
+                      f"dim={d})") from None
+    try:
+        check_gather_source(_shape(self), d, 0 if index.is_empty else 1)
+    except InvalidArgumentError:
         raise invalid(f"index is non-empty {index.view_dims} but self.size({d})=0 (there is "
-                      f"nothing to gather from)")
+                      f"nothing to gather from)") from None
     return d
 
 
@@ -111,10 +119,9 @@ def _work(self: AclTensor, dim: int, index: AclTensor, out: AclTensor, d: int):
         try:
             result = gather(x.reshape(_shape(self)), d, idx.reshape(_shape(index)))
         except IndexOutOfRangeError as exc:
-            detail = str(exc).removeprefix("gather(): ")
             raise Failure(ACL_ERROR_RT_AICORE_EXCEPTION,
-                          f"the AI Core hit an out-of-range index: {detail} (dim={dim}); "
-                          f"out was left untouched") from None
+                          f"the AI Core hit an out-of-range index: {exc.message} "
+                          f"(dim={dim}); out was left untouched") from None
         target[...] = result.reshape(target.shape)
 
     return run

@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .._boundary import Failure, is_int, show
+from ...errors import InvalidArgumentError
+from ...validation import as_bool, as_int, normalize_axis
+from .._boundary import Failure, show
 from .._constants import (
     ACL_BF16,
     ACL_DOUBLE,
@@ -79,26 +81,30 @@ def require_dtype(name: str, tensor: AclTensor, allowed: tuple[int, ...]) -> Non
 
 
 def require_int(name: str, value: Any) -> int:
-    """``value`` as an int; bool, float and the like are refused."""
-    if not is_int(value):
-        raise invalid(f"{show(name, value)} is invalid (need an integer)")
-    return int(value)
+    """``value`` as an int; bool, float and the like are refused (by type: no code of the
+    value's class runs)."""
+    try:
+        return int(as_int(name, value, exact=True))
+    except InvalidArgumentError:
+        raise invalid(f"{show(name, value)} is invalid (need an integer)") from None
 
 
 def require_dim(name: str, value: Any, rank: int) -> int:
     """An axis in ``[-r, r-1]`` with ``r = max(rank, 1)``, normalised to ``[0, r)``."""
     dim, r = require_int(name, value), max(rank, 1)
-    if not -r <= dim <= r - 1:
+    try:
+        return normalize_axis(name, dim, r)
+    except InvalidArgumentError:
         raise invalid(f"{name}={dim} is out of range for a tensor of {rank} dimension"
-                      f"{'s' if rank != 1 else ''} (need {-r} <= {name} <= {r - 1})")
-    return dim % r
+                      f"{'s' if rank != 1 else ''} (need {-r} <= {name} <= {r - 1})") from None
 
 
 def require_bool(name: str, value: Any) -> bool:
     """A C ``bool``: True/False (Python or NumPy), or the integers 0 and 1."""
-    if issubclass(type(value), (bool, np.bool_)) or (is_int(value) and value in (0, 1)):
-        return bool(value)
-    raise invalid(f"{show(name, value)} is invalid (need True or False)")
+    try:
+        return as_bool(name, value, c_bool=True)
+    except InvalidArgumentError:
+        raise invalid(f"{show(name, value)} is invalid (need True or False)") from None
 
 
 def require_rank(name: str, tensor: AclTensor) -> None:

@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ...ops import topk
+from ...api import topk
+from ...errors import InvalidArgumentError
+from ...validation import check_k
 from .._constants import ACL_INT64
 from .._context import CONTEXT
 from .._executors import Executor
@@ -70,10 +72,11 @@ def plan_topk(self: Any, k: Any, dim: Any, largest: Any, sorted: Any, values_out
 def _check_k(self: AclTensor, k: Any, d: int) -> int:
     kk = require_int("k", k)
     n = self.view_dims[d] if self.rank else 1
-    if not 0 <= kk <= n:
+    try:
+        return check_k(kk, n, axis=d)
+    except InvalidArgumentError:
         where = f"self.size({d})={n}" if self.rank else "a 0-d self (one element)"
-        raise invalid(f"k={kk} is out of range for {where} (need 0 <= k <= {n})")
-    return kk
+        raise invalid(f"k={kk} is out of range for {where} (need 0 <= k <= {n})") from None
 
 
 def _out_shape(self: AclTensor, k: int, d: int) -> tuple[int, ...]:

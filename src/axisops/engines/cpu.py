@@ -1,4 +1,9 @@
-"""From a validated spec to the compiled core's calls (:mod:`axisops._core`).
+"""The ``"cpu"`` engine: the compiled C++ core (:mod:`axisops._core`), default for NumPy arrays.
+
+It reads every layout in place, maps elements to order keys of their own width,
+picks a strategy per request (see ``csrc/topk/driver.cpp``) and splits the work
+over the core's threads.  Results are bit-identical to the ``"numpy"`` oracle
+for every thread count and instruction-set level.
 
 The core reads every layout in place (any strides, negative and zero included), so
 only arrays it cannot address in whole elements are copied first: non-native byte
@@ -18,12 +23,12 @@ import numpy as np
 
 from ..config import get_num_threads
 from ..dtypes import is_bfloat16, native
-from ..errors import IndexOutOfRangeError
-from ..validation import GatherSpec, TopKSpec, check_index_values
-from .cpu_caches import data_cache_bytes
+from ..kernels.cpu_caches import data_cache_bytes
+from ..validation import GatherSpec, TopKSpec, check_index_values, raise_index_error
+from .base import Engine
 
-__all__ = ["PREFETCH_DISTANCE", "STRATEGIES", "gather", "gather_prefetch_distance", "strategy",
-           "topk"]
+__all__ = ["ENGINE", "PREFETCH_DISTANCE", "STRATEGIES", "CpuEngine", "gather",
+           "gather_prefetch_distance", "strategy", "topk"]
 
 #: every strategy :func:`topk` takes (see ``csrc/topk/driver.cpp``).
 STRATEGIES = ("insert", "scan", "radix", "columns", "split", "column-split")
@@ -114,10 +119,22 @@ def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
 def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:
     """The contract's error for an index the kernel stopped at (flat position ``stop``)."""
     check_index_values(index, spec)  # raises, naming the first offender in C order
-    n, name = spec.n, spec.index_name
-    where = ", ".join(str(int(p)) for p in np.unravel_index(stop, spec.index_shape))
-    raise IndexOutOfRangeError(
-        f"{name} held an out-of-range value at or after {name}[{where}] "
-        f"when it was read, for {spec.dim_name} {spec.dim} of size {n}, but holds none "
-        f"now (was it changed during the call?); need {-n} <= {name} <= {n - 1}"
-    )
+    where = tuple(int(p) for p in np.unravel_index(stop, spec.index_shape))
+    raise_index_error(spec, where, None)  # none left: it changed during the call
+
+
+class CpuEngine(Engine):
+    name = "cpu"
+    array_type = "numpy"
+    priority = 20
+    requires = ("axisops._core",)
+    description = "compiled C++ kernels (threshold scan, radix sort, one-pass gather)"
+
+    def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
+        return topk(x, spec)
+
+    def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
+        return gather(x, index, spec)
+
+
+ENGINE = CpuEngine()

@@ -1,9 +1,16 @@
-"""The public operations: validate, pick a backend, run it.
+"""The public operations: validate, pick an adapter and engine once, run, convert back.
 
 Each function validates and normalises every argument (through
-:mod:`axisops.validation`) before any backend runs, so every backend sees the
-same clean request and every error comes from one place.  Each is a
-:func:`~axisops.errors.boundary`: errors leaving it carry its name.
+:mod:`axisops.validation`) before any engine runs, so every engine sees the same
+clean request and every error comes from one place.  The registry
+(:mod:`axisops.registry`) picks the (adapter, engine) pair once per call::
+
+    adapter, engine = registry.pick(x, backend)
+    a = adapter.to_engine(x, engine, "x")
+    spec = topk_spec(adapter.meta(a, "x"), k, axis, ...)
+    return adapter.from_engine(engine.topk(a, spec), x)
+
+Each is a :func:`~axisops.errors.boundary`: errors leaving it carry its name.
 """
 
 from __future__ import annotations
@@ -11,9 +18,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import registry
-from .backends.base import Backend
-from .errors import InvalidArgumentError, boundary
-from .validation import gather_spec, take_along_axis_shapes, topk_spec
+from .errors import boundary
+from .validation import as_choice, gather_spec, take_along_axis_shapes, topk_spec
 
 __all__ = ["TopK", "gather", "take_along_axis", "top_k", "topk"]
 
@@ -41,23 +47,6 @@ class TopK(NamedTuple):
     indices: Any
 
 
-def _select(x: Any, backend: str | None) -> Backend:
-    """The backend for ``x``: the registry's choice, except while torch.compile traces.
-
-    Dynamo cannot trace the registry's first-use work (module discovery, its
-    lock), so torch tensors under tracing go straight to the torch backend; the
-    operator it calls resolves ``backend`` through the registry when it runs.
-    """
-    if type(x).__module__.partition(".")[0] == "torch":
-        import torch
-
-        if torch.compiler.is_compiling():
-            from .backends.torch_backend import for_op
-
-            return for_op(backend)
-    return registry.select(x, backend)
-
-
 def _topk(
     x: Any,
     k: Any,
@@ -67,10 +56,10 @@ def _topk(
     index_dtype: Any,
     backend: str | None,
 ) -> TopK:
-    impl = _select(x, backend)
-    x = impl.asarray(x, "x")
-    spec = topk_spec(impl.meta(x, "x"), k, axis, largest, sorted, index_dtype)
-    values, indices = impl.topk(x, spec)
+    adapter, engine = registry.pick(x, backend)
+    a = adapter.to_engine(x, engine, "x")
+    spec = topk_spec(adapter.meta(a, "x"), k, axis, largest, sorted, index_dtype)
+    values, indices = adapter.from_engine(engine.topk(a, spec), x)
     return TopK(values, indices)
 
 
@@ -110,7 +99,7 @@ def topk(
     index_dtype : dtype, optional
         Integer dtype of ``indices`` (default int64); it must hold ``n - 1``.
     backend : str, optional
-        A name from :func:`axisops.backends` to override the default.
+        An engine from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -171,11 +160,8 @@ def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
     >>> axisops.top_k([4, 1, 4, 0], 3, mode="smallest").indices
     array([3, 1, 0])
     """
-    if not isinstance(mode, str) or mode not in ("largest", "smallest"):
-        raise InvalidArgumentError(
-            f"mode={mode!r} is not allowed (need 'largest' or 'smallest')"
-        )
-    return _topk(x, k, axis, mode == "largest", True, None, None)
+    largest = as_choice("mode", mode, ("largest", "smallest")) == "largest"
+    return _topk(x, k, axis, largest, True, None, None)
 
 
 @boundary("gather")
@@ -197,7 +183,7 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
         values in ``[-n, n-1]`` where ``n = x.shape[dim]`` (negatives count from
         the end); any integer dtype.
     backend : str, optional
-        A name from :func:`axisops.backends` to override the default.
+        An engine from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -225,11 +211,11 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     array([[3],
            [4]])
     """
-    impl = _select(x, backend)
-    x = impl.asarray(x, "x")
-    idx = impl.as_index(index, x, "index")
-    spec = gather_spec(impl.meta(x, "x"), dim, impl.meta(idx, "index"))
-    return impl.gather(x, idx, spec)
+    adapter, engine = registry.pick(x, backend)
+    a = adapter.to_engine(x, engine, "x")
+    idx = adapter.index(index, a, engine, "index")
+    spec = gather_spec(adapter.meta(a, "x"), dim, adapter.meta(idx, "index"))
+    return adapter.from_engine(engine.gather(a, idx, spec), x)
 
 
 @boundary("take_along_axis")
@@ -264,15 +250,16 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     array([[30],
            [20]])
     """
-    impl = _select(x, None)
-    x = impl.asarray(x, "x")
-    idx = impl.as_index(indices, x, "indices")
+    adapter, engine = registry.pick(x, None)
+    a = adapter.to_engine(x, engine, "x")
+    idx = adapter.index(indices, a, engine, "indices")
     ax, x_shape, idx_shape = take_along_axis_shapes(
-        impl.meta(x, "x"), impl.meta(idx, "indices"), axis
+        adapter.meta(a, "x"), adapter.meta(idx, "indices"), axis
     )
-    x = impl.broadcast_to(x, x_shape)
-    idx = impl.broadcast_to(idx, idx_shape)
+    a = adapter.broadcast_to(a, x_shape)
+    idx = adapter.broadcast_to(idx, idx_shape)
     spec = gather_spec(
-        impl.meta(x, "x"), ax, impl.meta(idx, "indices"), index_name="indices", dim_name="axis"
+        adapter.meta(a, "x"), ax, adapter.meta(idx, "indices"), index_name="indices",
+        dim_name="axis"
     )
-    return impl.gather(x, idx, spec)
+    return adapter.from_engine(engine.gather(a, idx, spec), x)

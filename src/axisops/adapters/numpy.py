@@ -1,4 +1,4 @@
-"""Array handling shared by the backends that work on NumPy arrays.
+"""The NumPy adapter: ndarrays, their subclasses and array-likes, for NumPy engines.
 
 NumPy arrays, their subclasses and array-likes such as nested lists are all
 served here (see "Array subclasses" in docs/contract.md):
@@ -10,6 +10,9 @@ served here (see "Array subclasses" in docs/contract.md):
   user's own) is read in place as the plain ndarray it views, without calling
   any of its methods or hooks, and results are plain ndarrays.  ``np.matrix``
   is thus a 2-D array; a recarray's structured dtype is refused as a dtype.
+
+Other types with ``__array_namespace__`` that no adapter claims are read here
+too, and give NumPy arrays.
 """
 
 from __future__ import annotations
@@ -19,11 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..validation import ArrayMeta
-from .base import Backend
+from ..validation import ArrayMeta, refuse_masked, unreadable
+from .base import Adapter
 
-__all__ = ["NumpyFamily", "as_ndarray"]
+__all__ = ["ADAPTER", "NumpyAdapter", "as_ndarray"]
 
 
 def _is_masked(x: Any) -> bool:
@@ -39,34 +41,32 @@ def as_ndarray(x: Any, name: str) -> np.ndarray:
 
     Masked arrays are refused; other subclasses are viewed as ``np.ndarray``
     through the base class's own ``view`` (a subclass's overrides never run).
+
+    >>> as_ndarray(np.matrix([[1, 2]]), "x")
+    array([[1, 2]])
     """
     if _is_masked(x):
-        raise InvalidArgumentError(
-            f"{name} is a masked array ({type(x).__module__}.{type(x).__name__}), "
-            f"which axisops does not take (its mask would be ignored); pass {name}.filled(v) "
-            f"to give masked elements the value v, np.ma.getdata({name}) to ignore the mask, "
-            f"or {name}.compressed() for the unmasked elements as a 1-D array"
-        )
+        refuse_masked(name, x)
     if isinstance(x, np.ndarray):
         return x if type(x) is np.ndarray else np.ndarray.view(x, np.ndarray)
     try:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
-        raise InvalidArgumentError(
-            f"{name} of type {type(x).__name__} cannot be read as an array ({exc})"
-        ) from None
+        unreadable(name, x, f"cannot be read as an array ({exc})", short=True)
 
 
-class NumpyFamily(Backend):
-    """Base for backends whose arrays are NumPy arrays (and array-likes)."""
+class NumpyAdapter(Adapter):
+    name = "numpy"
+    families = ("numpy", "builtins")
 
-    array_modules = ("numpy", "builtins")
-
-    def asarray(self, x: Any, name: str) -> np.ndarray:
+    def to_engine(self, x: Any, engine: Any, name: str) -> np.ndarray:
         return as_ndarray(x, name)
 
-    def meta(self, x: np.ndarray, name: str) -> ArrayMeta:
-        return ArrayMeta(x.shape, x.dtype)
+    def meta(self, a: np.ndarray, name: str) -> ArrayMeta:
+        return ArrayMeta(a.shape, a.dtype)
 
-    def broadcast_to(self, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        return x if x.shape == shape else np.broadcast_to(x, shape)
+    def broadcast_to(self, a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        return a if a.shape == shape else np.broadcast_to(a, shape)
+
+
+ADAPTER = NumpyAdapter()

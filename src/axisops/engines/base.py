@@ -1,0 +1,115 @@
+"""What an engine is: the computation of both operations on one array type.
+
+An engine computes ``topk(x, spec)`` and ``gather(x, index, spec)`` on what it
+is given (NumPy arrays for ``"cpu"`` and ``"numpy"``, dask arrays for
+``"dask"``...), for a validated spec (see :mod:`axisops.validation`): it never
+validates arguments, never converts a user's array (that is an adapter's work,
+:mod:`axisops.adapters`), never asks the registry for another engine and never
+imports another engine.  Its heavy dependency is imported inside its methods, so
+listing engines costs nothing.
+
+Engines are listed in :mod:`axisops.engines` by name; the registry
+(:mod:`axisops.registry`) picks one per call, and code that cuts one request
+into pieces (the merges of :mod:`axisops.merge`, the boxes of the streaming
+engine, the tasks of a Dask graph) runs the pieces on the engine it was given,
+with :meth:`Engine.topk_block` and :meth:`Engine.gather_block`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import replace
+from importlib.util import find_spec
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import native
+from ..validation import GatherSpec, TopKSpec
+
+__all__ = ["PIECE_INDEX", "Engine"]
+
+#: The index dtype of every partial top-k (offsets may exceed the caller's type).
+PIECE_INDEX = np.dtype(np.int64)
+
+
+class Engine(ABC):
+    """Base class of every engine.
+
+    Class attributes describe it to the registry:
+
+    - ``name``: what ``backend=`` selects it by;
+    - ``array_type``: the arrays it computes on: ``"numpy"``, ``"torch"``,
+      ``"jax"`` or ``"dask"`` (an adapter turns a user's array into one);
+    - ``priority``: among the available engines for an array, the highest is
+      the default;
+    - ``requires``: modules that must be importable for it to be available;
+    - ``extra``: the pip extra that installs them, for messages.
+    """
+
+    name: str = ""
+    array_type: str = "numpy"
+    priority: int = 0
+    requires: tuple[str, ...] = ()
+    extra: str = ""
+    description: str = ""
+
+    def available(self) -> bool:
+        """True when every required module can be imported (nothing is imported)."""
+        return self.missing() == ()
+
+    def missing(self) -> tuple[str, ...]:
+        """The required modules that are not installed (looked up once)."""
+        cached = self.__dict__.get("_missing")
+        if cached is None:
+            cached = tuple(m for m in self.requires if find_spec(m) is None)
+            self.__dict__["_missing"] = cached
+        return cached
+
+    def supports(self, x: Any) -> bool:
+        """Finer than ``array_type``: may this engine take the user's array ``x``
+        (its device, say) when named with ``backend=``?"""
+        return True
+
+    def default_for(self, x: Any) -> bool:
+        """May the registry pick this engine for ``x`` unasked (no ``backend=``)?"""
+        return self.supports(x)
+
+    @abstractmethod
+    def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        """``(values, indices)`` for a validated spec."""
+
+    @abstractmethod
+    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        """The gathered array for a validated spec (index values not yet checked)."""
+
+    def topk_block(self, block: Any, spec: TopKSpec, k: int | None = None) -> tuple[Any, Any]:
+        """The sorted top-``min(k, n)`` of one piece of a validated request, int64 indices.
+
+        ``block`` has ``spec``'s rank and a dtype ``spec`` allows (its own byte
+        order); ``k`` defaults to ``spec.k``.  The piece's spec is derived from
+        the validated one (only shape, dtype and k change, within range).
+
+        >>> from axisops.engines import get
+        >>> from axisops.validation import ArrayMeta, topk_spec
+        >>> spec = topk_spec(ArrayMeta((4,), np.dtype(int)), 2, 0, True, False, None)
+        >>> get("numpy").topk_block(np.array([5, 7, 5, 1]), spec)
+        (array([7, 5]), array([1, 0]))
+        """
+        n = block.shape[spec.axis]
+        piece = replace(spec, shape=tuple(block.shape), dtype=block.dtype, sorted=True,
+                        k=min(spec.k if k is None else k, n), index_dtype=PIECE_INDEX)
+        return self.topk(block, piece)
+
+    def gather_block(self, data: Any, index: Any, spec: GatherSpec) -> Any:
+        """``gather(data, spec.dim, index)`` for one piece of a validated request.
+
+        ``index.shape[d] <= data.shape[d]`` off ``spec.dim`` and index values
+        valid for ``data`` (the caller checked or wrapped them).
+        """
+        piece = replace(spec, shape=tuple(data.shape), dtype=data.dtype,
+                        index_shape=tuple(index.shape), index_dtype=native(index.dtype))
+        return self.gather(data, index, piece)
+
+    def __repr__(self) -> str:
+        return f"<axisops engine {self.name!r}>"
