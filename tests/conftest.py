@@ -24,8 +24,6 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests import oracle / strategies
-# The benchmark package lives outside the installed library, beside its scripts.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from axisops import engines
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from axisops_bench.cases import CASES, Case, Target, quick_cases
-from axisops_bench.memory import peak_growth
-from axisops_bench.peers import Runner
-from axisops_bench.report import case_record
-from axisops_bench.timing import CaseTimes, time_case
+
+from axisops.bench.cases import CASES, Case, Target, quick_cases
+from axisops.bench.memory import peak_growth
+from axisops.bench.peers import Runner
+from axisops.bench.report import case_record
+from axisops.bench.timing import CaseTimes, time_case
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,7 @@ def test_quick_run_through_the_cli_writes_exact_results(tmp_path):
 def test_rounds_merge_every_call_of_every_round(tmp_path, monkeypatch):
     """``--rounds 3``: each case timed in three rounds of all cases, its figure the median
     of all 3 x 2 calls (a spy on the timing counts the rounds and the calls)."""
-    from axisops_bench import main as bench_main
+    from axisops.bench import main as bench_main
 
     seen = []
     real = bench_main.time_case
@@ -75,7 +76,7 @@ def test_each_implementation_warms_up_for_at_least_a_time_after_its_pause(monkey
     """After the idle pause, untimed calls go round the copies until ``warm`` seconds
     have passed (a fake clock: each call takes 0.1 s), at least once per copy, and only
     then the timed calls start; with ``warm=0`` one call per copy."""
-    from axisops_bench import timing
+    from axisops.bench import timing
 
     clock = {"now": 0.0}
     monkeypatch.setattr(timing.time, "perf_counter", lambda: clock["now"])
@@ -99,6 +100,36 @@ def test_the_script_is_the_same_program():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--help"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "--memory" in proc.stdout
+
+
+def test_the_command_ships_with_the_package_and_imports_no_peer(tmp_path):
+    """``axisops bench`` outside a checkout (another folder, no benchmarks/ in sight); its
+    parser costs no peer import."""
+    code = ("import sys; from axisops.cli.main import build_parser; build_parser(); "
+            "print(sorted({'torch', 'jax', 'onnxruntime', 'matplotlib'} & set(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "axisops", "bench", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "--frameworks" in proc.stdout
+
+
+def test_a_peer_that_is_not_installed_is_named_with_its_extra(monkeypatch, tmp_path):
+    from axisops.bench import main as bench_main
+    from axisops.bench import peers
+
+    monkeypatch.setitem(peers.PEER_NEEDS, "ort", (("a_module_that_is_not_installed",), "bench"))
+    assert peers.missing_peers(("numpy", "ort")) == ["ort (pip install 'axisops[bench]')"]
+    out = tmp_path / "out.txt"
+    args = bench_main.build_parser().parse_args(
+        ["--quick", "--cases", "MoE router (8192", "--peers", "numpy,ort", "--repeats", "1",
+         "--json", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png")])
+    with out.open("w") as stream:
+        payload = bench_main.run(args, stream)
+    text = out.read_text()
+    assert "# not installed, not timed: ort (pip install 'axisops[bench]')" in text
+    assert all("ort" not in r["seconds"] for r in payload["cases"])
 
 
 def _record(targets, twin=None, **seconds):
@@ -147,7 +178,7 @@ def test_every_case_is_one_the_issues_name():
 @pytest.mark.parametrize("case", [c for c in CASES if c.pattern != "random"],
                          ids=lambda c: c.pattern)
 def test_patterns_are_what_they_say(case):
-    from axisops_bench.cases import make_input
+    from axisops.bench.cases import make_input
 
     small = Case(case.name, tuple(min(s, 2000) for s in case.shape), k=1, axis=case.axis,
                  pattern=case.pattern)
@@ -183,7 +214,7 @@ def test_framework_rows_agree_with_the_frameworks_and_carry_their_targets():
     pytest.importorskip("torch")
     pytest.importorskip("jax")
 
-    from axisops_bench import frameworks
+    from axisops.bench import frameworks
 
     out = io.StringIO()
     records = frameworks.run(out, quick=True, repeats=1)

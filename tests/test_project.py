@@ -81,6 +81,7 @@ def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
         dist_info = metadata.rsplit("/", 1)[0]
         assert {"axisops/py.typed", "axisops/_api.pyi", f"{dist_info}/licenses/LICENSE"} <= names
         assert [n for n in names if n.startswith("axisops/_core/_baseline.")]  # the core
+        assert "axisops/bench/main.py" in names  # `axisops bench` works installed
         assert not [n for n in names if n.endswith((".cpp", ".hpp"))]  # sources stay out
         assert "Copyright (c) 2026 axisops developers" in \
             wheel.read(f"{dist_info}/licenses/LICENSE").decode()

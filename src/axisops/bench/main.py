@@ -1,4 +1,4 @@
-"""``axisops bench`` / ``benchmarks/bench.py``: axisops against its peers, in one process.
+"""``axisops bench``: axisops against its peers, in one process.
 
 For every case it times the read floor, axisops and each installed peer on
 the same inputs, checks axisops against the NumPy oracle bit for bit, prints
@@ -6,7 +6,8 @@ ratios to the floor and to the best peer with the case's targets, and writes
 JSON and a PNG chart.  ``--memory`` also measures the peak extra memory of
 one top-k call on a 400 MB input in subprocesses.  ``--frameworks`` runs the
 rows of axisops inside torch and JAX programs instead (see
-:mod:`axisops_bench.frameworks`).
+:mod:`axisops.bench.frameworks`).  Peers that are not installed are named
+and skipped, with the extra that installs them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from axisops.config import get_num_threads
 
 from .cases import CASES, Case, make_index, make_input, quick_cases
 from .memory import measure
-from .peers import axisops_runner, floor_runner, peer_runners
+from .peers import axisops_runner, floor_runner, missing_peers, peer_runners
 from .report import PEERS, case_record, machine, print_header, print_row, write_json, write_png
 from .timing import IDLE_SECONDS, WARM_SECONDS, CaseTimes, time_case
 
@@ -92,6 +93,9 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
           f"median of {repeats}" + (f" calls x {rounds} rounds" if rounds > 1 else "")
           + "; times in ms" + ("; quick: reduced shapes, no targets" if args.quick else ""),
           file=out)
+    missing = missing_peers(wanted)
+    if missing:
+        print(f"# not installed, not timed: {', '.join(missing)}", file=out)
     print_header(out)
     records, ours = [], {}
     for case, times in _timed(cases, args, wanted, repeats, rounds, out):

@@ -16,14 +16,14 @@
   reach the disk, depends on the machine, so the throughput is an I/O figure
   as much as a CPU one.
 
-    python benchmarks/scale.py [--gigabytes 2] [--dir /tmp] [--json scale.json]
+    python -m axisops.bench.scale [--gigabytes 2] [--dir /tmp] [--json scale.json]
+    python benchmarks/scale.py ...                 # the same, from a checkout
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -40,7 +40,7 @@ __all__ = ["cli_runs", "dask_runs", "main"]
 #: Runs the CLI, then prints its own peak RSS (see :mod:`.memory` for why not ru_maxrss).
 _RSS_CHILD = """
 import sys
-from axisops_bench.memory import peak_rss_mb
+from axisops.bench.memory import peak_rss_mb
 from axisops.cli.main import main
 status = main(sys.argv[1:])
 print(int(peak_rss_mb()), file=sys.stderr)
@@ -116,11 +116,8 @@ def _write_big(path: Path, shape: tuple[int, ...], dtype: str, high: int) -> Non
 
 def _cli(*args: str) -> dict[str, Any]:
     t0 = time.perf_counter()
-    # The child imports axisops_bench from this checkout's benchmarks folder.
-    path = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
-                                         os.environ.get("PYTHONPATH")]))
     proc = subprocess.run([sys.executable, "-c", _RSS_CHILD, *args], capture_output=True,
-                          text=True, timeout=1800, env={**os.environ, "PYTHONPATH": path})
+                          text=True, timeout=1800)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"axisops {' '.join(args)} failed: {proc.stderr.strip()}")

@@ -1,7 +1,7 @@
 """Framework rows: axisops inside torch and JAX programs against the frameworks' own ops.
 
-    python benchmarks/bench.py --frameworks          # these rows only (about a minute)
-    python benchmarks/bench.py --frameworks --quick  # smaller shapes, for a smoke test
+    axisops bench --frameworks          # these rows only (about a minute)
+    axisops bench --frameworks --quick  # smaller shapes, for a smoke test
 
 Each row times two implementations of the same step in one process and prints
 their ratio with the target it is held to:

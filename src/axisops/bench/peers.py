@@ -21,7 +21,12 @@ from axisops.dtypes import as_dtype
 
 from .cases import Case
 
-__all__ = ["Runner", "axisops_runner", "floor_runner", "numpy_topk", "peer_runners"]
+__all__ = ["Runner", "axisops_runner", "floor_runner", "missing_peers", "numpy_topk",
+           "peer_runners"]
+
+#: The modules each peer needs, and the pip extra that installs them.
+PEER_NEEDS = {"torch": (("torch",), "torch"), "jax": (("jax",), "jax"),
+              "ort": (("onnx", "onnxruntime"), "bench")}
 
 
 @dataclass(frozen=True)
@@ -197,15 +202,27 @@ def _ort(case: Case, threads: int) -> Runner | None:
     return Runner("ort", prepare, lambda feeds: session.run(None, feeds))
 
 
+def _installed(peer: str) -> bool:
+    modules, _ = PEER_NEEDS.get(peer, ((), ""))
+    return all(find_spec(m) is not None for m in modules)
+
+
+def missing_peers(wanted: tuple[str, ...]) -> list[str]:
+    """What to say of each peer in ``wanted`` that is not installed here, e.g.
+    ``"ort (pip install 'axisops[bench]')"``."""
+    return [f"{p} (pip install 'axisops[{PEER_NEEDS[p][1]}]')" for p in wanted
+            if p in PEER_NEEDS and not _installed(p)]
+
+
 def peer_runners(case: Case, threads: int, wanted: tuple[str, ...]) -> list[Runner]:
     """The peers in ``wanted`` that are installed here (and take the case's type)."""
     found: list[Runner | None] = []
     if "numpy" in wanted:
         found.append(_numpy(case))
-    if "torch" in wanted and find_spec("torch") is not None:
+    if "torch" in wanted and _installed("torch"):
         found.append(_torch(case, threads))
-    if "jax" in wanted and find_spec("jax") is not None:
+    if "jax" in wanted and _installed("jax"):
         found.append(_jax(case))
-    if "ort" in wanted and find_spec("onnxruntime") is not None and find_spec("onnx"):
+    if "ort" in wanted and _installed("ort"):
         found.append(_ort(case, threads))
     return [r for r in found if r is not None]

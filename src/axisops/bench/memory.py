@@ -17,10 +17,8 @@ so a child of a big process reports the parent's peak, not its own.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 __all__ = ["measure", "peak_growth", "peak_rss_mb", "reset_peak_rss"]
@@ -57,14 +55,14 @@ def reset_peak_rss() -> bool:
 _CHILD = r"""
 import json, sys
 import numpy as np
-from axisops_bench.memory import peak_rss_mb, reset_peak_rss
+from axisops.bench.memory import peak_rss_mb, reset_peak_rss
 impl, rows, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 x = np.random.default_rng(0).standard_normal((rows, n), dtype=np.float32)
 if impl == "axisops":
     import axisops
     run = lambda a: axisops.topk(a, k)
 elif impl == "numpy":
-    from axisops_bench.peers import numpy_topk
+    from axisops.bench.peers import numpy_topk
     run = lambda a: numpy_topk(a, k, -1)
 elif impl == "torch":
     import torch
@@ -80,11 +78,8 @@ print(json.dumps({"growth_mib": after - before}))
 
 def peak_growth(impl: str, rows: int, n: int, k: int) -> dict[str, Any]:
     """Peak RSS growth (MB) of ``impl``'s top-k of a float32 ``(rows, n)`` array."""
-    here = str(Path(__file__).resolve().parents[1])  # the folder that holds axisops_bench
-    path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
     proc = subprocess.run([sys.executable, "-c", _CHILD, impl, str(rows), str(n), str(k)],
-                          capture_output=True, text=True, timeout=600, env=env)
+                          capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         return {"impl": impl, "error": proc.stderr.strip().splitlines()[-1:]}
     growth_mb = json.loads(proc.stdout.strip().splitlines()[-1])["growth_mib"] * 2**20 / 1e6
