@@ -5,6 +5,8 @@
 - ``synchronous``: dask's synchronous scheduler for the test;
 - ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
 - ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session;
+- ``no_orphans`` (every session): fails the run if a child process of the test process is
+  still alive once the session's fixtures are torn down (the LocalCluster's included);
 - in the checkout's conftest.py: ``restore_registry`` (backends a test registers go after
   it) and ``fresh_ascend_runtime``.
 
@@ -44,6 +46,29 @@ NUMPY_BACKENDS = [e.name for e in engines.of_type("numpy")]
 def backend(request) -> str:
     """Each NumPy engine in turn."""
     return request.param
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_orphans():
+    """No child process outlives the session: checked after every other session fixture
+    (this one is set up first, so torn down last), waiting for exits, not for a time."""
+    psutil = pytest.importorskip("psutil")
+    yield
+    # multiprocessing's resource tracker (started by the LocalCluster's spawned workers)
+    # serves this process until it exits, and exits with it (its pipe closes): not an orphan.
+    children = [p for p in psutil.Process().children(recursive=True)
+                if "multiprocessing.resource_tracker" not in " ".join(_cmdline(p))]
+    _, alive = psutil.wait_procs(children, timeout=30)  # returns as soon as they are gone
+    for proc in alive:
+        proc.kill()
+    assert not alive, f"child processes left running: {[p.pid for p in alive]}"
+
+
+def _cmdline(proc) -> list[str]:
+    try:
+        return proc.cmdline()
+    except Exception:  # gone meanwhile, or not ours to read
+        return []
 
 
 @pytest.fixture

@@ -197,6 +197,7 @@ def peak_mb(*args):
     return json.loads(out), peak
 
 
+@pytest.mark.slow
 @disk.linux_memory_probe
 def test_peak_memory_does_not_grow_with_the_input(big):
     """Eight times the input, the same peak: the peak RSS (mapped pages included) stays put.

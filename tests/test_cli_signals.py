@@ -195,6 +195,7 @@ def _run_killed(args, delay, signum):
     return proc.returncode, out.decode(), (first + err).decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_random_kills_leave_the_whole_output_or_nothing(tmp_path, capsys):
     rng = np.random.default_rng(13)
     jobs = _jobs(tmp_path)

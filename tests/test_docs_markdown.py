@@ -125,7 +125,13 @@ def clean_ascend_runtime():
 RUNNABLE = [path for path in FILES if any(b.not_run is None for b in python_blocks(path))]
 
 
-@pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: str(p.relative_to(ROOT)))
+#: Files whose snippets take ten seconds or more (the README's tour runs every backend).
+SLOW = {"README.md"}
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in RUNNABLE
+], ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_python_snippets_run(path, tmp_path, monkeypatch, clean_ascend_runtime):
     monkeypatch.chdir(tmp_path)
     filename, namespace = str(path.relative_to(ROOT)), {"__name__": "__main__"}

@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import axisops
 from axisops import api
 
@@ -73,6 +75,7 @@ def _build_wheel(tmp_path: Path) -> Path:
     return wheel
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
     with zipfile.ZipFile(_build_wheel(tmp_path)) as wheel:
         names = set(wheel.namelist())

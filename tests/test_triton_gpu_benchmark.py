@@ -21,6 +21,7 @@ def _load():
     return sys.modules["gpu_benchmark"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None,
                     reason="Triton ships Linux wheels only")
 def test_interpret_quick_run_is_bit_exact(tmp_path):
@@ -113,6 +114,7 @@ def test_a_profiled_row_prints_its_device_time_and_kernels(capsys):
     assert out[2].split() == ["392.0", "us", "_rows_kernel"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None,
                     reason="Triton ships Linux wheels only")
 def test_the_host_time_script_runs_its_calls_in_the_interpreter():
@@ -129,6 +131,7 @@ def test_the_host_time_script_runs_its_calls_in_the_interpreter():
     assert run.stdout.count("function calls") == 3  # one pstats table per axisops call
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None,
                     reason="Triton ships Linux wheels only")
 def test_variants_script_interpret_run_is_exact(tmp_path):

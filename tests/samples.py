@@ -1,0 +1,282 @@
+"""The contract's samples: one declarative table per operation, and the pairs that run them.
+
+In the manner of PyTorch's OpInfo: :data:`TOPK_SAMPLES` and :data:`GATHER_SAMPLES`
+list the inputs that pin the contract (tie-heavy data with every special value of
+every dtype, NaN above +inf with its payload kept, -0.0 equal to +0.0 with its sign
+kept, integer extremes: INT_MIN, UINT64_MAX, int64 beyond 2**53; k in {0, 1, n};
+any axis; every layout: C, Fortran, transposed, negative and non-unit strides,
+read-only, memory-mapped, unaligned, non-native byte order; empty arrays), and
+:data:`PAIRS` the adapter x engine pairs that run them.  ``tests/test_contract.py``
+runs every sample on every pair against ``tests/oracle.py`` (plain Python), bit for
+bit; a new engine or adapter adds a row to :data:`PAIRS`, a new rule a row to a table.
+
+A sample builds its array with ``make(folder)`` (a memory-mapped one needs a file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from strategies import GATHER_DTYPES, INT_DTYPES, TOPK_DTYPES, tie_heavy
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+# ---- layouts ---------------------------------------------------------------------------------
+
+
+def in_layout(a: np.ndarray, layout: str, folder: Path) -> np.ndarray:
+    """The values of ``a`` in another memory layout (``folder`` holds a memory-mapped one)."""
+    if layout == "C":
+        return np.ascontiguousarray(a)
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "transposed":
+        return np.ascontiguousarray(a.T).T
+    if layout == "negative":
+        return np.flip(np.ascontiguousarray(np.flip(a)))
+    if layout == "step":
+        buf = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+        buf[..., ::2] = a
+        return buf[..., ::2]
+    if layout == "readonly":
+        b = a.copy()
+        b.setflags(write=False)
+        return b
+    if layout == "memmap":
+        np.save(folder / "x.npy", a)
+        return np.load(folder / "x.npy", mmap_mode="r")
+    if layout == "unaligned":
+        raw = np.zeros(a.nbytes + 1, np.uint8)[1:]
+        b = raw.view(a.dtype).reshape(a.shape)
+        b[...] = a
+        assert not b.flags.aligned or a.itemsize == 1
+        return b
+    if layout == "byteswapped":
+        return a.astype(a.dtype.newbyteorder())
+    raise ValueError(layout)
+
+
+LAYOUTS = ("C", "F", "transposed", "negative", "step", "readonly", "memmap", "unaligned",
+           "byteswapped")
+
+
+# ---- the tables ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TopKSample:
+    """``topk(make(folder), k, axis)`` in both directions (``largest`` True and False)."""
+
+    name: str
+    make: Callable[[Path], np.ndarray]
+    k: int
+    axis: int = -1
+
+
+@dataclass(frozen=True)
+class GatherSample:
+    """``gather(make(folder), dim, index)``; the index values are in range."""
+
+    name: str
+    make: Callable[[Path], np.ndarray]
+    dim: int
+    index: np.ndarray = field(compare=False)
+
+
+def _fixed(values: Any, dtype: Any) -> Callable[[Path], np.ndarray]:
+    return lambda folder: np.array(values, dtype)
+
+
+def _bits(values: list[int], dtype: str) -> Callable[[Path], np.ndarray]:
+    width = np.dtype(dtype).itemsize
+    return lambda folder: np.array(values, f"u{width}").view(dtype)
+
+
+def _tie_heavy(dtype: Any, shape: tuple[int, ...], seed: int = 7,
+               layout: str = "C") -> Callable[[Path], np.ndarray]:
+    return lambda folder: in_layout(tie_heavy(dtype, shape, seed, width=None), layout, folder)
+
+
+def _topk_samples() -> list[TopKSample]:
+    s = [TopKSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)), 5) for d in TOPK_DTYPES]
+    s += [
+        TopKSample("float32 k=0", _tie_heavy("float32", (3, 17)), 0),
+        TopKSample("float32 k=1", _tie_heavy("float32", (3, 17)), 1),
+        TopKSample("float32 k=n", _tie_heavy("float32", (3, 17)), 17),
+        TopKSample("bfloat16 k=n", _tie_heavy(BF16, (2, 14)), 14),
+        TopKSample("int64 k=n", _tie_heavy("int64", (2, 15)), 15),
+        TopKSample("uint64 k=n", _tie_heavy("uint64", (2, 15)), 15),
+        TopKSample("NaN above +inf", _fixed([1.0, np.inf, np.nan, -np.inf, np.nan], "float32"), 5),
+        TopKSample("-0.0 equals +0.0", _fixed([0.0, -0.0, 0.0, -0.0], "float64"), 4),
+        TopKSample("NaN payloads and signs kept",
+                   _bits([0x7FC00001, 0xFFC00000, 0x3F800000, 0x7FC00002], "float32"), 3),
+        TopKSample("int64 beyond 2**53",
+                   _fixed([2**53, 2**53 + 1, -(2**63), 2**63 - 1, 2**53 + 1], "int64"), 5),
+        TopKSample("uint64 max", _fixed([2**64 - 1, 0, 2**63, 2**53 + 1, 2**64 - 2], "uint64"), 5),
+        TopKSample("int32 INT_MIN", _fixed([-(2**31), 2**31 - 1, 0, -1, -(2**31)], "int32"), 5),
+        TopKSample("int8 extremes", _fixed([-128, 127, -1, 0, 127], "int8"), 5),
+        TopKSample("uint8 extremes", _fixed([255, 0, 128, 127, 255], "uint8"), 5),
+        TopKSample("bool", _fixed([False, True, False, True], "bool"), 4),
+        TopKSample("ties go to the lower index", _fixed([5, 7, 5, 7, 5, 7], "int16"), 4),
+        TopKSample("float16 specials", _fixed([1.0, np.nan, -np.inf, 0.5, np.inf], "float16"), 3),
+        TopKSample("empty axis, k=0", lambda folder: np.zeros((2, 0), np.int16), 0),
+        TopKSample("empty batch", lambda folder: np.zeros((0, 5, 3), np.float32), 2, axis=1),
+    ]
+    s += [TopKSample(f"3-D axis {a}", _tie_heavy("int64", (4, 5, 6), 11), 3, axis=a)
+          for a in (0, 1, 2, -2)]
+    s += [TopKSample(f"{layout} axis {a}", _tie_heavy("float32", (6, 9), 2, layout), 4, axis=a)
+          for layout in LAYOUTS for a in (0, 1)]
+    return s
+
+
+def _index(shape: tuple[int, ...], n: int, seed: int, dtype: Any = np.int64) -> np.ndarray:
+    """Index values in ``[-n, n-1]`` (negatives count from the end) of ``dtype``."""
+    low = -n if np.dtype(dtype).kind == "i" else 0
+    return np.random.default_rng(seed).integers(low, n, size=shape).astype(dtype)
+
+
+def _gather_samples() -> list[GatherSample]:
+    s = [GatherSample(f"{np.dtype(d)} specials", _tie_heavy(d, (4, 6), 1), 1,
+                      _index((3, 9), 6, 1)) for d in GATHER_DTYPES]
+    s += [GatherSample(f"index {np.dtype(d)}", _tie_heavy("int32", (5, 6), 2), 0,
+                       _index((2, 3), 5, 2, d)) for d in INT_DTYPES]
+    s += [
+        GatherSample("negative indices count from the end",
+                     lambda folder: np.arange(10, 16), 0, np.array([-1, -6, 0, 5])),
+        GatherSample("index smaller than x off dim", lambda folder: np.arange(20).reshape(4, 5),
+                     1, np.array([[4, 0], [1, 1]])),
+        GatherSample("index longer than x along dim", lambda folder: np.array([[1, 2], [3, 4]]),
+                     1, np.array([[0, 1, 1, 0, 1]])),
+        GatherSample("empty index", _tie_heavy("float64", (2, 3)), 1, np.zeros((2, 0), np.int64)),
+        GatherSample("empty x and index", lambda folder: np.zeros((2, 0)), 1,
+                     np.zeros((2, 0), np.int32)),
+        GatherSample("int64 beyond 2**53 moved exactly",
+                     _fixed([[2**53 + 1, -(2**63), 2**63 - 1]], "int64"), 1, np.array([[2, 0, 1]])),
+        GatherSample("3-D dim 0", _tie_heavy("uint16", (3, 4, 5), 3), 0, _index((2, 4, 5), 3, 3)),
+        GatherSample("3-D dim 2", _tie_heavy("uint16", (3, 4, 5), 3), 2, _index((3, 2, 7), 5, 4)),
+    ]
+    s += [GatherSample(f"{layout} dim {d}", _tie_heavy("float32", (5, 7), 4, layout), d,
+                       _index((4, 6), 5 if d == 0 else 7, 5 + d))
+          for layout in LAYOUTS for d in (0, 1)]
+    return s
+
+
+TOPK_SAMPLES = _topk_samples()
+GATHER_SAMPLES = _gather_samples()
+
+
+# ---- the pairs -------------------------------------------------------------------------------
+
+
+def _numpy_result(a: Any) -> np.ndarray:
+    if type(a).__module__.partition(".")[0] == "torch":
+        import torch
+
+        if a.dtype == torch.bfloat16:
+            return a.view(torch.int16).numpy().view(BF16)
+        return a.numpy()
+    if hasattr(a, "compute"):
+        return np.asarray(a.compute(scheduler="synchronous"))
+    return np.asarray(a)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An adapter and an engine: the user's array type (``to_user``) and ``backend=``.
+
+    ``direct`` runs the pair without the registry (an adapter whose arrays cannot be
+    made here, such as CuPy's: the DLPack adapter is fed JAX arrays, which export
+    through DLPack the same way).
+    """
+
+    adapter: str
+    engine: str
+    needs: tuple[str, ...] = ()
+    direct: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.adapter}-{self.engine}"
+
+    def to_user(self, a: np.ndarray) -> Any:
+        if self.adapter == "numpy":
+            return a
+        native = np.ascontiguousarray(a, a.dtype.newbyteorder("="))
+        if self.adapter == "dask":
+            import dask.array as da
+
+            return da.from_array(a, chunks=tuple(max(1, (s + 1) // 2) for s in a.shape))
+        if self.adapter == "torch":
+            import torch
+
+            if native.dtype == BF16:
+                return torch.from_numpy(native.view(np.int16).copy()).view(torch.bfloat16)
+            return torch.from_numpy(native.copy())
+        import jax.numpy as jnp  # "jax", and "dlpack" (JAX arrays are DLPack producers)
+
+        return jnp.asarray(native)
+
+    def context(self) -> Any:
+        if self.adapter in ("jax", "dlpack"):
+            import jax
+
+            return jax.enable_x64(True)  # int64/uint64/float64 stay themselves
+        from contextlib import nullcontext
+
+        return nullcontext()
+
+    def topk(self, x: Any, k: int, axis: int, largest: bool) -> tuple[np.ndarray, np.ndarray]:
+        if self.direct:
+            from axisops.validation import topk_spec
+
+            adapter, engine = self._direct()
+            a = adapter.to_engine(x, engine, "x")
+            spec = topk_spec(adapter.meta(a, "x"), k, axis, largest, True, None)
+            values, indices = adapter.from_engine(engine.topk(a, spec), x)
+        else:
+            import axisops
+
+            values, indices = axisops.topk(x, k, axis, largest=largest, backend=self.engine)
+        return _numpy_result(values), _numpy_result(indices)
+
+    def gather(self, x: Any, dim: int, index: np.ndarray) -> np.ndarray:
+        if self.direct:
+            from axisops.validation import gather_spec
+
+            adapter, engine = self._direct()
+            a = adapter.to_engine(x, engine, "x")
+            idx = adapter.index(index, a, engine, "index")
+            spec = gather_spec(adapter.meta(a, "x"), dim, adapter.meta(idx, "index"))
+            return _numpy_result(adapter.from_engine(engine.gather(a, idx, spec), x))
+        import axisops
+
+        return _numpy_result(axisops.gather(x, dim, index, backend=self.engine))
+
+    def _direct(self) -> tuple[Any, Any]:
+        from axisops import engines
+        from axisops.adapters.dlpack import ADAPTER
+
+        assert self.adapter == "dlpack"
+        return ADAPTER, engines.get(self.engine)
+
+
+#: Every adapter x engine pair this checkout has (torch x triton runs in the Triton
+#: interpreter, which must be chosen before Triton starts: tests/test_triton_kernels.py).
+PAIRS = [
+    Pair("numpy", "cpu", ("axisops._core",)),
+    Pair("numpy", "numpy"),
+    Pair("dask", "dask", ("dask",)),
+    Pair("torch", "torch", ("torch",)),
+    Pair("jax", "jax", ("jax",)),
+    Pair("dlpack", "cpu", ("jax", "axisops._core"), direct=True),
+    Pair("dlpack", "numpy", ("jax",), direct=True),
+]
+INSTALLED = [p for p in PAIRS if all(find_spec(m) is not None for m in p.needs)]
