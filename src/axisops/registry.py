@@ -25,7 +25,7 @@ from .engines.base import Engine
 from .errors import boundary
 from .validation import backend_name, check_backend, check_new_backend, no_backend, type_name
 
-__all__ = ["all_backends", "backends", "family", "pick", "register_backend", "select"]
+__all__ = ["backends", "pick", "register_backend", "select"]
 
 _lock = threading.RLock()
 _by_family: dict[str, Adapter] = {}
@@ -41,17 +41,6 @@ def _adapters() -> dict[str, Adapter]:
                 found.update(dict.fromkeys(adapter.families, adapter))
             _by_family.update(found)
     return _by_family
-
-
-def family(x: Any) -> str:
-    """The array family of ``x``: its type's root module, if an adapter claims it.
-
-    >>> import numpy as np
-    >>> family(np.zeros(2)), family([1, 2])
-    ('numpy', 'numpy')
-    """
-    root = type(x).__module__.partition(".")[0]
-    return root if root in _adapters() and root != "builtins" else "numpy"
 
 
 def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
@@ -139,11 +128,6 @@ def _register(backend: Any, replace: bool) -> None:
     named = isinstance(backend, Engine) and bool(backend.name)
     check_new_backend(backend, named, named and backend.name in engines.names() and not replace)
     engines.register(backend)
-
-
-def all_backends() -> list[Engine]:
-    """Every engine, available or not, by array type then priority."""
-    return engines.all_engines()
 
 
 def backends() -> list[str]:

@@ -273,14 +273,6 @@ def check_gather_dtype(name: str, dtype: np.dtype) -> None:
             name=name, dtype=dtype, allowed=allowed)
 
 
-def unsupported_type(name: str, dtype: Any) -> NoReturn:
-    """Refuse an element type that has no NumPy equivalent (a framework's own)."""
-    allowed = ", ".join(GATHER_DTYPES)
-    raise with_fields(UnsupportedDTypeError(
-        f"{name} has dtype {dtype}, which axisops does not support (supported: {allowed})"),
-        name=name, dtype=dtype, allowed=allowed)
-
-
 def index_dtype(value: Any) -> np.dtype:
     """The ``index_dtype`` argument as a native integer dtype (None: int64).
 
@@ -313,7 +305,7 @@ def index_dtype(value: Any) -> np.dtype:
     return native(dtype)
 
 
-_as_index_dtype = index_dtype  # the name the torch and JAX paths import
+_index_dtype = index_dtype  # topk_spec's argument of that name hides the function
 
 
 def _int_max(dtype: np.dtype) -> int:
@@ -362,7 +354,7 @@ def topk_spec(
     kk = check_k(k, n, axis=ax)
     big = as_bool("largest", largest)
     srt = as_bool("sorted", sorted)
-    idt = _as_index_dtype(index_dtype)
+    idt = _index_dtype(index_dtype)
     if n > 0:
         check_index_capacity(idt, n - 1, ax, n)
     return TopKSpec(meta.shape, meta.dtype, ax, kk, big, srt, idt)
