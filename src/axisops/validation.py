@@ -121,11 +121,23 @@ def _describe(value: Any) -> str:
 
 
 def as_int(name: str, value: Any) -> int:
-    """``value`` as a Python int; bool, float and non-integers are rejected."""
+    """``value`` as a Python int; bool, float and non-integers are rejected.
+
+    A ``torch.SymInt`` (a size while ``torch.compile`` traces with dynamic
+    shapes) is returned as it is: ``operator.index`` would fix it to the value
+    seen while tracing, one compiled graph per value.  Comparisons on it then
+    become conditions of the graph instead.  (Dynamo, which traces this
+    function, presents a SymInt as an ``int``; the operators' fake
+    implementations, which it does not trace, see the SymInt itself.)
+    """
+    if type(value) is int:
+        return value
     if isinstance(value, (bool, np.bool_)):
         raise InvalidArgumentError(
             f"{name}={value!r} is a bool (need a Python or NumPy integer)"
         )
+    if type(value).__name__ == "SymInt" and type(value).__module__ == "torch":
+        return value
     try:
         return operator.index(value)
     except TypeError:
@@ -219,7 +231,9 @@ def topk_spec(
     big = as_bool("largest", largest)
     srt = as_bool("sorted", sorted)
     idt = _as_index_dtype(index_dtype)
-    if n > 0 and _int_max(idt) < n - 1:
+    # A 64-bit type holds every index there can be; not comparing then also keeps
+    # a symbolic n (torch.export, dynamic shapes) free of a needless condition.
+    if idt.itemsize < 8 and n > 0 and _int_max(idt) < n - 1:
         raise InvalidArgumentError(
             f"index_dtype={idt.name} cannot hold index {n - 1} of axis {ax} "
             f"of size {n} (need an integer type whose maximum is >= {n - 1})"
