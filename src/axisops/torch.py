@@ -228,10 +228,7 @@ def gather(
     sparse = as_bool("sparse_grad", sparse_grad)
     if out is not None:
         _refuse_autograd("gather", input)
-    if sparse:
-        result = _sparse_gather(input, dim, index)
-    else:
-        result = _gather(input, dim, index)
+    result = _sparse_gather(input, dim, index) if sparse else _gather(input, dim, index)
     if out is None:
         return result
     return _write(result, _check_out("out", out, result, "gather", input))
