@@ -15,6 +15,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# torch loads its forward-AD decompositions with torch.jit.script on the first forward-mode
+# call of a process, and torch 2.13 deprecates torch.jit.script: torch's warning, not ours.
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+
 import torch.autograd.forward_ad as fwAD
 from torch.autograd import gradcheck, gradgradcheck
 from torch.func import functional_call, grad, jacfwd, jacrev, jvp, vjp, vmap
@@ -234,3 +238,16 @@ def test_sparse_grad_gives_torchs_sparse_gradient(empty):
     dense = x.clone().requires_grad_()
     (ax.gather(dense, 1, index, sparse_grad=False) * weight).sum().backward()
     assert dense.grad.layout == torch.strided and torch.equal(dense.grad, ours.grad.to_dense())
+
+
+def test_values_under_transforms_are_the_same_bits_as_eager():
+    # Under torch.func the values come from torch.gather of x at the kernel's indices.
+    x = to_torch(tie_heavy(np.float32, (3, 14), 9, width=None))  # NaN payloads, +-0.0, +-inf
+    index = torch.tensor([[13, -14, 3, 3]]).expand(3, 4)
+    eager = ax.topk(x, 5), ax.gather(x, 1, index)
+    batched = vmap(lambda r: ax.topk(r, 5))(x), vmap(lambda r, i: ax.gather(r, 0, i))(x, index)
+    primal = jvp(lambda t: ax.topk(t, 5).values, (x,), (torch.ones_like(x),))[0]
+    for got in (batched[0].values, primal):
+        assert torch.equal(got.view(torch.int32), eager[0].values.view(torch.int32))
+    assert torch.equal(batched[0].indices, eager[0].indices)
+    assert torch.equal(batched[1].view(torch.int32), eager[1].view(torch.int32))

@@ -43,6 +43,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# torch loads its forward-AD decompositions with torch.jit.script on the first forward-mode
+# call of a process, and torch 2.13 deprecates torch.jit.script: torch's warning, not ours.
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+
 from torch.autograd import gradcheck
 from torch.testing import make_tensor
 
@@ -102,6 +106,7 @@ def test_topk_1d_output_discontiguous():
         assert torch.equal(indices.sort().values, want_i.sort().values)
 
 
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor")  # deprecated by torch 2.13
 def test_topk_quantized_scalar_input_is_refused_cleanly():
     x = torch.quantize_per_tensor(torch.randn(()), 0.1, 10, torch.qint8)
     with pytest.raises(axisops.UnsupportedDTypeError, match=r"^topk\(\): x has torch dtype "
