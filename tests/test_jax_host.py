@@ -56,6 +56,20 @@ def test_other_devices_get_the_lax_path(platform):
     assert "chlo.top_k" in text or "stablehlo.sort" in text
 
 
+def test_the_host_kernels_can_be_switched_off_for_jax_export(monkeypatch):
+    f = jax.jit(lambda a: axisops.topk(a, 3))
+    x = tie_heavy(np.dtype("float32"), (4, 50), 1, width=None)
+    with pytest.raises(NotImplementedError):  # a host callback cannot be serialized
+        jax.export.export(f, platforms=["cpu"])(jax.ShapeDtypeStruct(x.shape, x.dtype))
+    monkeypatch.setenv("AXISOPS_JAX_HOST_KERNELS", "0")  # read while tracing
+    g = jax.jit(lambda a: axisops.topk(a, 3))
+    text = g.lower(jnp.asarray(x)).as_text(debug_info=False)
+    assert "callback" not in text and "top_k" in text
+    exported = jax.export.export(g, platforms=["cpu", "cuda"])(
+        jax.ShapeDtypeStruct(x.shape, x.dtype))
+    check(exported.call(jnp.asarray(x)), x, 3, -1, True)
+
+
 @pytest.mark.parametrize("name", [*NARROW, "bfloat16"])
 def test_every_32_bit_dtype_is_the_oracles_in_both_directions(name):
     x = tie_heavy(BF16 if name == "bfloat16" else np.dtype(name), (5, 23), 2, width=None)

@@ -40,6 +40,7 @@ index values cannot be checked, and out-of-range ones give the fill value
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import Any
 
@@ -273,8 +274,16 @@ def lax_topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
 # ---- the CPU: the host kernels through a buffer callback ------------------------------------
 
 
+#: Set to "0" to trace the lax path for the CPU too: a program that calls back into
+#: Python cannot be serialized, so ``jax.export`` needs it.
+HOST_KERNELS_VARIABLE = "AXISOPS_JAX_HOST_KERNELS"
+
+
 def _buffer_callback() -> Any:
-    """``jax.experimental.buffer_callback.buffer_callback``, or None in a JAX without it."""
+    """``jax.experimental.buffer_callback.buffer_callback``, or None in a JAX without it
+    (or with the host kernels switched off by ``AXISOPS_JAX_HOST_KERNELS=0``)."""
+    if os.environ.get(HOST_KERNELS_VARIABLE, "1") == "0":
+        return None
     try:
         from jax.experimental.buffer_callback import buffer_callback
     except ImportError:  # JAX before 0.7: the lax path everywhere
@@ -337,7 +346,9 @@ def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
     Both give the same bits (with ``sorted=True``), under ``jit``, ``vmap``
     (the batch is more leading dimensions to the kernels) and ``grad`` (the
     tangent of the values is the tangent at the indices).  A JAX without
-    ``buffer_callback`` runs :func:`lax_topk` everywhere.
+    ``buffer_callback`` runs :func:`lax_topk` everywhere, and so does a trace
+    made with ``AXISOPS_JAX_HOST_KERNELS=0`` in the environment: ``jax.export``
+    cannot serialize a program that calls back into Python.
 
     >>> from axisops.validation import ArrayMeta, topk_spec
     >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
