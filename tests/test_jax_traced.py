@@ -4,6 +4,11 @@ References: the NumPy oracle backend (``backend="numpy"``) and the plain-Python
 oracle for values and indices; ``jax.lax.top_k``'s gradient on tie-free data;
 explicit scatters (``np.add.at``) on tie-heavy data.  Each test traces few
 programs: tracing and compiling dominate the time here.
+
+A traced top-k compiled for the CPU runs the CPU kernels through a host
+callback, and the ``lax`` path everywhere else; the tests marked with the
+``path`` fixture run both on the CPU (``lax`` by replacing the dispatcher
+with ``jax_ops.lax_topk``).
 """
 
 import ml_dtypes
@@ -36,6 +41,14 @@ PROGRAMS = {"float32": (True, False), "bfloat16": (True, False), "int8": (False,
             "bool": (True,), "int64": (True,)}
 #: More requests, on two dtypes (the axis and k only move data around the same paths).
 MORE = [(17, 1, True), (17, 1, False), (1, 0, True), (0, 1, True)]
+
+
+@pytest.fixture(params=["cpu kernels", "lax"])
+def path(request, monkeypatch):
+    """Which traced top-k runs: the CPU's (the default here) or the lax path of other devices."""
+    if request.param == "lax":
+        monkeypatch.setattr(jax_ops, "topk", jax_ops.lax_topk)
+    return request.param
 
 
 def oracle(x, k, axis, largest):
@@ -95,7 +108,7 @@ def _equal(a, b) -> bool:
     return a == b
 
 
-def test_jit_and_vmap_are_exact_and_match_the_oracle():
+def test_jit_and_vmap_are_exact_and_match_the_oracle(path):
     data = {name: tie_heavy(np.dtype(BF16 if name == "bfloat16" else name), (3, 17), i,
                              width=None)
             for i, name in enumerate(PROGRAMS)}
@@ -143,7 +156,7 @@ def test_without_x64_indices_are_int32_like_lax_top_k():
 
 
 @pytest.mark.parametrize("case", ["plain", "nan", "signed nan", "zeros at the cut", "inf and nan"])
-def test_float32_fast_path_and_its_fallbacks(case):
+def test_float32_fast_path_and_its_fallbacks(case, path):
     rng = np.random.default_rng(8)
     x = rng.standard_normal((6, 40)).astype(np.float32)
     if case == "nan":
@@ -156,12 +169,7 @@ def test_float32_fast_path_and_its_fallbacks(case):
         x[:, 1] = 2.0
     elif case == "inf and nan":
         x[4, [0, 1, 2]] = [np.inf, np.nan, np.inf]
-    check(_jitted_top3(jnp.asarray(x)), x, 3, -1, True)
-
-
-@jax.jit
-def _jitted_top3(a):
-    return axisops.topk(a, 3)
+    check(jax.jit(lambda a: axisops.topk(a, 3))(jnp.asarray(x)), x, 3, -1, True)
 
 
 def test_both_platform_branches_of_the_key_top_k_are_exact():
@@ -175,7 +183,7 @@ def test_both_platform_branches_of_the_key_top_k_are_exact():
             np.testing.assert_array_equal(np.asarray(idx), ref_topk(x, 9, -1, largest)[1])
 
 
-def test_64_bit_coarse_keys_fall_back_where_they_tie():
+def test_64_bit_coarse_keys_fall_back_where_they_tie(path):
     # Coarse keys (int64 clipped to int32, uint64 to uint32, float64 rounded to
     # float32) tie at the cut for the first rows; the special values follow.
     rows = {
@@ -195,7 +203,7 @@ def test_64_bit_coarse_keys_fall_back_where_they_tie():
             check(result, x, 3, -1, largest)
 
 
-def test_grad_equals_lax_top_ks_on_tie_free_data():
+def test_grad_equals_lax_top_ks_on_tie_free_data(path):
     x = jnp.asarray(np.random.default_rng(2).standard_normal((5, 30)).astype(np.float32))
     weights = jnp.arange(1.0, 5.0)
 
@@ -208,7 +216,7 @@ def test_grad_equals_lax_top_ks_on_tie_free_data():
 
 
 @pytest.mark.parametrize("largest", [True, False])
-def test_grad_on_tie_heavy_data_scatters_into_the_tie_rules_choice(largest):
+def test_grad_on_tie_heavy_data_scatters_into_the_tie_rules_choice(largest, path):
     x = tie_heavy(np.dtype("float32"), (4, 15), 11, width=None)
     weights = np.arange(1.0, 7.0, dtype=np.float32)
     grad = jax.jit(jax.grad(lambda a: jnp.sum(axisops.topk(a, 6, largest=largest).values
@@ -219,7 +227,7 @@ def test_grad_on_tie_heavy_data_scatters_into_the_tie_rules_choice(largest):
     np.testing.assert_array_equal(np.asarray(grad), want)
 
 
-def test_compositions_of_jit_vmap_and_grad():
+def test_compositions_of_jit_vmap_and_grad(path):
     x = np.random.default_rng(3).standard_normal((3, 4, 9)).astype(np.float32)
     x[0, 0, :3] = 1.5  # ties
     loss = lambda a: jnp.sum(axisops.topk(a, 2).values ** 2)  # noqa: E731
@@ -251,7 +259,7 @@ def test_gather_and_take_along_axis_traced():
     assert_same_bits(np.asarray(rows), x[:, [2, 3]])
 
 
-def test_traced_gather_keeps_nan_payloads_and_fills_out_of_range_traced_indices():
+def test_traced_gather_keeps_nan_payloads_and_fills_out_of_range_traced_indices(path):
     bits = np.array([[0x7F81, 0xFFC1, 0x8000, 0x3F80]], np.uint16)  # signalling NaN first
     x = bits.view(BF16)
     f = jax.jit(lambda a, i: axisops.gather(a, 1, i))

@@ -3,6 +3,7 @@ in order or with explicit offsets in any order; bounded memory; every error path
 
 import gc
 import itertools
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -285,3 +286,144 @@ def test_k_zero_and_empty_blocks():
     assert got.values.shape == (3, 0) and got.indices.dtype == np.int64
     s.update(np.ones((3, 4)))
     assert s.result().values.shape == (3, 0) and s.seen == 4
+
+
+# ---- several threads ---------------------------------------------------------------------
+
+
+class WatchedLock:
+    """The object's lock, with an event set when a thread starts waiting for it."""
+
+    def __init__(self, lock):
+        self.lock, self.waiting = lock, threading.Event()
+
+    def __enter__(self):
+        if self.lock.locked():
+            self.waiting.set()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+
+def test_a_second_threads_update_waits_for_the_first_to_finish(monkeypatch):
+    from axisops.streaming import topk_stream
+
+    inside, release, entered = threading.Event(), threading.Event(), []
+    real = topk_stream.block_candidates
+
+    def held(x, spec, start, impl):
+        entered.append(start)
+        if start == 0:  # thread A stops inside its merge until the main thread lets it go
+            inside.set()
+            assert release.wait(60)
+        return real(x, spec, start, impl)
+
+    monkeypatch.setattr(topk_stream, "block_candidates", held)
+    x = tie_heavy(np.float32, (3, 40), 1, width=None)
+    s = StreamingTopK(5, axis=1)
+    s._lock = WatchedLock(s._lock)
+    a = threading.Thread(target=s.update, args=(x[:, :20],), kwargs={"offset": 0})
+    b = threading.Thread(target=s.update, args=(x[:, 20:],), kwargs={"offset": 20})
+    a.start()
+    assert inside.wait(60)
+    b.start()
+    assert s._lock.waiting.wait(60)  # B is at the lock while A is inside: B waits there
+    assert entered == [0]
+    release.set()
+    a.join(60)
+    b.join(60)
+    assert entered == [0, 20] and not a.is_alive() and not b.is_alive()
+    want = axisops.topk(x, 5, 1, backend="numpy")
+    got = s.result()
+    assert_same_bits(got.values, want.values)
+    assert_same_bits(got.indices, want.indices)
+
+
+def test_result_waits_for_an_update_in_progress(monkeypatch):
+    from axisops.streaming import topk_stream
+
+    inside, release = threading.Event(), threading.Event()
+    real = topk_stream.merge_candidates
+
+    def held(*args, **kwargs):
+        inside.set()
+        assert release.wait(60)
+        return real(*args, **kwargs)
+
+    x = np.arange(30.0)
+    s = StreamingTopK(3)
+    s.update(x[:10])
+    monkeypatch.setattr(topk_stream, "merge_candidates", held)
+    s._lock = WatchedLock(s._lock)
+    writer = threading.Thread(target=s.update, args=(x[10:],))
+    writer.start()
+    assert inside.wait(60)
+    results = []
+    reader = threading.Thread(target=lambda: results.append(s.result()))
+    reader.start()
+    assert s._lock.waiting.wait(60)  # the reader waits at the lock, not seeing half a merge
+    assert results == []
+    release.set()
+    writer.join(60)
+    reader.join(60)
+    assert results[0].indices.tolist() == [29, 28, 27]
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_many_threads_with_offsets_give_one_threads_result(largest):
+    x = tie_heavy(np.float64, (4, 4000), 2, width=None)
+    chunks = [(start, x[:, start:start + 250]) for start in range(0, 4000, 250)]
+    one = StreamingTopK(12, axis=1, largest=largest)
+    for start, chunk in chunks:
+        one.update(chunk, offset=start)
+    shared = StreamingTopK(12, axis=1, largest=largest)
+    barrier = threading.Barrier(8)
+    errors = []
+
+    def reader(mine):
+        try:
+            barrier.wait(60)  # all eight start together
+            for start, chunk in mine:
+                shared.update(chunk, offset=start)
+        except BaseException as exc:  # reported below, in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader, args=(chunks[i::8],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == [] and not any(t.is_alive() for t in threads)
+    got, want = shared.result(), one.result()
+    assert_same_bits(got.values, want.values)
+    assert_same_bits(got.indices, want.indices)
+    assert shared.seen == one.seen == 4000
+
+
+def test_without_offsets_each_block_continues_where_its_call_took_effect(monkeypatch):
+    from axisops.streaming import topk_stream
+
+    placed = {}
+    real = topk_stream.StreamingTopK._merged
+
+    def record(self, x, start, slot):
+        placed[start] = x  # called under the lock, once per block, where it took effect
+        return real(self, x, start, slot)
+
+    monkeypatch.setattr(topk_stream.StreamingTopK, "_merged", record)
+    blocks = [np.full((2, 7), float(n)) for n in range(6)]  # each block its own value
+    s = StreamingTopK(10, axis=1, largest=False)
+    barrier = threading.Barrier(6)
+    threads = [threading.Thread(target=lambda b=b: (barrier.wait(60), s.update(b)))
+               for b in blocks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(placed) == [0, 7, 14, 21, 28, 35]
+    stream = np.concatenate([placed[start] for start in sorted(placed)], axis=1)
+    want = axisops.topk(stream, 10, 1, largest=False, backend="numpy")
+    got = s.result()
+    assert_same_bits(got.values, want.values)
+    assert_same_bits(got.indices, want.indices)

@@ -408,7 +408,7 @@ def test_errors_are_raised_while_tracing_with_the_librarys_messages():
 def test_drop_ins_take_torchs_signatures_and_keywords():
     x = torch.tensor([[1.0, 3.0, 3.0, float("nan")], [0.0, -0.0, 2.0, 2.0]])
     r = ax.topk(input=x, k=2, dim=1, largest=True, sorted=True)
-    assert isinstance(r, ax.TopK) and r._fields == ("values", "indices")
+    assert type(r) is torch.return_types.topk and r.values is r[0] and r.indices is r[1]
     assert r.indices.tolist() == [[3, 1], [2, 3]]
     assert ax.topk(x, 2, largest=False).indices.tolist() == [[0, 1], [0, 1]]
     assert ax.topk(x, 1, 0).indices.tolist() == [[0, 0, 0, 0]]
@@ -428,3 +428,29 @@ def test_drop_ins_compile_and_differentiate():
     fn(x).backward()
     assert x.grad.sum().item() == 10.0
     assert torch.equal(x.grad, torch.zeros_like(x).scatter(1, torch.topk(x, 2).indices, 1.0))
+
+
+# ---- what eager programs do not pay for --------------------------------------------------------
+
+
+def test_eager_calls_with_autograd_load_neither_dynamo_nor_ml_dtypes():
+    # torch._dynamo takes seconds to import (and imports Triton); ml_dtypes half a second.
+    code = ("import sys, torch; from axisops import torch as ax; "
+            "ax.topk(torch.zeros(3, requires_grad=True), 1).values.sum().backward(); "
+            "ax.gather(torch.zeros(2, 2), 1, torch.tensor([[1]])); "
+            "print(sorted(m for m in ('torch._dynamo', 'ml_dtypes', 'triton') if m in sys.modules))")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_dtype_lookup_carries_the_mark_torch_compiler_assume_constant_result_sets():
+    # The mark is set by hand (the function that sets it imports Dynamo); torch.compile
+    # relies on it in a fresh process (see test_torch_compile_fresh.py).
+    from axisops.kernels.torch.dtypes import numpy_dtype
+
+    probe = torch.compiler.assume_constant_result(lambda: 0)
+    marks = {name for name in vars(probe) if name.startswith("_dynamo")}
+    assert marks and all(getattr(numpy_dtype, name) == getattr(probe, name) for name in marks)

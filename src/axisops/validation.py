@@ -155,9 +155,18 @@ def as_int(name: str, value: Any, *, exact: bool = False) -> int:
     method of the value's class (``__index__`` included): for facades that take
     values from hostile callers.
 
+    A ``torch.SymInt`` (a size while ``torch.compile`` traces with dynamic
+    shapes) is returned as it is: ``operator.index`` would fix it to the value
+    seen while tracing, one compiled graph per value.  Comparisons on it then
+    become conditions of the graph instead.  (Dynamo, which traces this
+    function, presents a SymInt as an ``int``; the operators' fake
+    implementations, which it does not trace, see the SymInt itself.)
+
     >>> as_int("k", np.int8(3))
     3
     """
+    if type(value) is int:
+        return value
     if exact and (not issubclass(type(value), (int, np.integer))
                   or issubclass(type(value), (bool, np.bool_))):
         # No repr: the value's class may run code of its own (the facades' callers).
@@ -166,6 +175,8 @@ def as_int(name: str, value: Any, *, exact: bool = False) -> int:
     if isinstance(value, (bool, np.bool_)):
         _invalid(f"{name}={value!r} is a bool (need a Python or NumPy integer)",
                  name=name, value=value, allowed="an integer")
+    if not exact and type(value).__name__ == "SymInt" and type(value).__module__ == "torch":
+        return value
     try:
         return operator.index(value)
     except TypeError:
@@ -355,7 +366,9 @@ def topk_spec(
     big = as_bool("largest", largest)
     srt = as_bool("sorted", sorted)
     idt = _index_dtype(index_dtype)
-    if n > 0:
+    # A 64-bit type holds every index there can be; not comparing then also keeps
+    # a symbolic n (torch.export, dynamic shapes) free of a needless condition.
+    if idt.itemsize < 8 and n > 0:
         check_index_capacity(idt, n - 1, ax, n)
     return TopKSpec(meta.shape, meta.dtype, ax, kk, big, srt, idt)
 

@@ -4,12 +4,14 @@ The default for JAX (the ``"dlpack"`` backend, priority 0, stays available by
 name and serves CuPy):
 
 - **tracers** (inside ``jax.jit``, ``jax.vmap``, ``jax.grad`` and their
-  compositions) run the exact contract written in JAX operations
-  (:mod:`axisops.kernels.jax.ops`), on whatever device the trace targets;
-  errors that depend on shapes are raised while tracing;
+  compositions) run :mod:`axisops.kernels.jax.ops`: a top-k compiled for the
+  CPU calls the CPU kernels on the input buffer in place (a
+  ``jax.experimental.buffer_callback`` with a ``custom_jvp``), for any other
+  device the exact contract written in ``lax`` operations; gathers run in
+  ``lax`` operations on every device.  Errors that depend on shapes are
+  raised while tracing;
 - **concrete arrays on one CPU device** keep the DLPack route to the CPU
-  kernels (zero-copy NumPy views; measured several times faster than the
-  jitted JAX path there);
+  kernels (zero-copy NumPy views);
 - **other concrete arrays** (GPU/TPU, sharded) run the JAX path, jitted once
   per request shape.
 

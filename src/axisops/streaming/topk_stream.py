@@ -5,11 +5,13 @@ has seen, with global int64 indices) and merges every new block into them
 with :mod:`axisops.merge`, the merge the Dask backend and the file engine
 use.  Blocks given in order are merged by position; blocks given with
 explicit offsets in another order are merged by (value, global index), so
-the result is the same, to the bit, whatever the order.
+the result is the same, to the bit, whatever the order.  One object may be
+fed from several threads at once: a lock makes each call whole.
 """
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from dataclasses import replace
 from typing import Any
@@ -89,8 +91,19 @@ class StreamingTopK:
     tensor, a list); they must all have one dtype (byte order aside): a
     block of another dtype is refused rather than promoted, as
     ``numpy.concatenate`` would.  Each element may be given once:
-    overlapping offsets are refused.  An object is not thread-safe: use one
-    per thread, or a lock.
+    overlapping offsets are refused.
+
+    **Threads.**  One object may be fed from several threads at once.  Each
+    :meth:`update` and :meth:`result` holds the object's lock from start to
+    end, so the calls take effect one after another, whole: the result is
+    what one thread gives by making the same calls in the order they took
+    effect, and with explicit offsets that is the same result whatever the
+    order (so several readers, each passing the offsets of its chunks, get
+    the one answer).  Without offsets a block continues where the stream
+    stood when its call took effect, so with several threads pass offsets.
+    The calls do not run in parallel: the block top-k of one waits for
+    another's merge (the kernels themselves use every thread for a large
+    block).
 
     Examples
     --------
@@ -136,6 +149,7 @@ class StreamingTopK:
         self._best: Candidates | None = None
         self._ranges: list[tuple[int, int]] = []  # disjoint, sorted, adjacent ones joined
         self._seen = 0
+        self._lock = threading.Lock()  # each update() and result() is one whole step
 
     @property
     def k(self) -> int:
@@ -188,6 +202,10 @@ class StreamingTopK:
                [2, 0]])
         """
         x = self._adapter.to_engine(block, self._impl, "block")
+        with self._lock:
+            self._update(x, offset)
+
+    def _update(self, x: np.ndarray, offset: int | None) -> None:
         spec = self._spec or self._first_spec(x)
         check_next_block(ArrayMeta(x.shape, x.dtype), spec)
         n = x.shape[spec.axis]
@@ -286,6 +304,10 @@ class StreamingTopK:
         >>> s.result()
         TopK(values=array([-0.,  0.]), indices=array([1, 3]))
         """
+        with self._lock:
+            return self._result()
+
+    def _result(self) -> TopK:
         spec, best = self._spec, self._best
         check_stream_result(spec is not None, self._ranges, self._seen, self._k,
                             spec.axis if spec is not None else 0)

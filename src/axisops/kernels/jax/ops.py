@@ -1,6 +1,11 @@
-"""The exact contract from JAX operations: traceable under jit, vmap and grad, any device.
+"""The exact contract inside JAX programs: traceable under jit, vmap and grad, any device.
 
-Top-k.  Every element gets an unsigned *order key* built from its bits inside
+Top-k compiled for the CPU runs the host's CPU kernels (:func:`topk`: a
+``jax.experimental.buffer_callback`` that views the input buffer in place,
+with a ``custom_jvp``); compiled for any other device it runs :func:`lax_topk`,
+the contract in ``lax`` operations, described next.
+
+Top-k in ``lax``.  Every element gets an unsigned *order key* built from its bits inside
 the trace (``lax.bitcast_convert_type``): floats flip all bits of negatives
 and set the sign bit of positives, -0.0 takes +0.0's key and every NaN the
 maximum key; signed integers flip the sign bit; ``largest=False`` takes the
@@ -35,7 +40,9 @@ index values cannot be checked, and out-of-range ones give the fill value
 
 from __future__ import annotations
 
+import os
 from functools import partial
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -45,7 +52,7 @@ from jax import lax
 from ...errors import InvalidArgumentError
 from ...validation import GatherSpec, TopKSpec
 
-__all__ = ["gather", "order_key", "take", "topk"]
+__all__ = ["gather", "lax_topk", "order_key", "take", "topk"]
 
 _U32 = np.uint32
 _SIGN32 = 0x80000000
@@ -226,29 +233,138 @@ def _index_dtype(spec: TopKSpec) -> np.dtype:
     return got
 
 
-def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
-    """``(values, indices)`` of the contract for a validated spec; traceable.
-
-    >>> from axisops.validation import ArrayMeta, topk_spec
-    >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
-    >>> jax.jit(topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
-    Array([3, 1, 2], dtype=int32)
-    """
+def _check_traceable(spec: TopKSpec) -> np.dtype:
+    """The index dtype of a traced top-k, or the library's error for one that cannot be."""
     index_dtype = _index_dtype(spec)
     if spec.n > np.iinfo(np.int32).max:
         raise InvalidArgumentError(
             f"axis {spec.axis} of size {spec.n} is too long for a traced JAX "
             f"top-k (need at most {np.iinfo(np.int32).max} elements)"
         )
+    return index_dtype
+
+
+def _empty_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
     moved = jnp.moveaxis(x, spec.axis, -1)
-    if spec.k == 0 or moved.size == 0:
-        values = moved[..., : spec.k]
-        indices = jnp.zeros(values.shape, index_dtype)
-    else:
-        idx = _batched_indices(spec.k, spec.largest)(lax.stop_gradient(moved))
-        values = take(moved, idx, -1)
-        indices = idx.astype(index_dtype)
+    values = moved[..., : spec.k]
+    indices = jnp.zeros(values.shape, index_dtype)
     return jnp.moveaxis(values, -1, spec.axis), jnp.moveaxis(indices, -1, spec.axis)
+
+
+def lax_topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
+    """``(values, indices)`` of the contract in ``lax`` operations, for any device; traceable.
+
+    :func:`topk` runs this on every device but the CPU.
+
+    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
+    >>> jax.jit(lax_topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
+    Array([3, 1, 2], dtype=int32)
+    """
+    index_dtype = _check_traceable(spec)
+    if spec.k == 0 or x.size == 0:
+        return _empty_topk(x, spec, index_dtype)
+    moved = jnp.moveaxis(x, spec.axis, -1)
+    idx = _batched_indices(spec.k, spec.largest)(lax.stop_gradient(moved))
+    values = take(moved, idx, -1)
+    indices = idx.astype(index_dtype)
+    return jnp.moveaxis(values, -1, spec.axis), jnp.moveaxis(indices, -1, spec.axis)
+
+
+# ---- the CPU: the host kernels through a buffer callback ------------------------------------
+
+
+#: Set to "0" to trace the lax path for the CPU too: a program that calls back into
+#: Python cannot be serialized, so ``jax.export`` needs it.
+HOST_KERNELS_VARIABLE = "AXISOPS_JAX_HOST_KERNELS"
+
+
+def _buffer_callback() -> Any:
+    """``jax.experimental.buffer_callback.buffer_callback``, or None in a JAX without it
+    (or with the host kernels switched off by ``AXISOPS_JAX_HOST_KERNELS=0``)."""
+    if os.environ.get(HOST_KERNELS_VARIABLE, "1") == "0":
+        return None
+    try:
+        from jax.experimental.buffer_callback import buffer_callback
+    except ImportError:  # JAX before 0.7: the lax path everywhere
+        return None
+    return buffer_callback
+
+
+def _host_kernel(spec: TopKSpec) -> Any:
+    """The host function of a callback: ``axisops.topk`` of the NumPy view of its input.
+
+    The input buffer is viewed, not copied; the results are written into the
+    output buffers XLA hands over.  Under ``vmap`` the batch arrives as
+    leading dimensions, so the axis is counted from the end.
+    """
+    axis = spec.axis - len(spec.shape)
+
+    def run(_context: Any, out: Any, x: Any) -> None:
+        from ...ops import topk
+
+        values, indices = topk(np.asarray(x), spec.k, axis, largest=spec.largest,
+                               sorted=spec.sorted, index_dtype=out[1].dtype)
+        np.asarray(out[0])[...] = values
+        np.asarray(out[1])[...] = indices
+
+    return run
+
+
+def _host_call(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
+    shape = spec.out_shape
+    results = (jax.ShapeDtypeStruct(shape, x.dtype), jax.ShapeDtypeStruct(shape, index_dtype))
+    return _buffer_callback()(_host_kernel(spec), results, vmap_method="expand_dims")(x)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+def _host_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
+    """The host kernels' top-k, with the derivative of :func:`take` at its indices."""
+    return _host_call(x, spec, index_dtype)
+
+
+@_host_topk.defjvp
+def _host_topk_jvp(spec, index_dtype, primals, tangents):
+    values, indices = _host_topk(primals[0], spec, index_dtype)
+    tangent = jnp.take_along_axis(tangents[0], indices, axis=spec.axis)
+    return (values, indices), (tangent, np.zeros(indices.shape, jax.dtypes.float0))
+
+
+def _cpu_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return _host_topk(x, spec, index_dtype)
+    return _host_call(x, spec, index_dtype)  # nothing to differentiate
+
+
+def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
+    """``(values, indices)`` of the contract for a validated spec; traceable.
+
+    Compiled for the CPU, the host's CPU kernels run it (the fastest installed
+    NumPy-family backend, through ``jax.experimental.buffer_callback``: the
+    input is read in place, no copy); for any other device, :func:`lax_topk`.
+    ``lax.platform_dependent`` makes the choice when the program is lowered.
+    Both give the same bits (with ``sorted=True``), under ``jit``, ``vmap``
+    (the batch is more leading dimensions to the kernels) and ``grad`` (the
+    tangent of the values is the tangent at the indices).  A JAX without
+    ``buffer_callback`` runs :func:`lax_topk` everywhere, and so does a trace
+    made with ``AXISOPS_JAX_HOST_KERNELS=0`` in the environment: ``jax.export``
+    cannot serialize a program that calls back into Python.
+
+    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
+    >>> jax.jit(topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
+    Array([3, 1, 2], dtype=int32)
+    """
+    index_dtype = _check_traceable(spec)
+    if spec.k == 0 or x.size == 0:
+        return _empty_topk(x, spec, index_dtype)
+    if _buffer_callback() is None:
+        return lax_topk(x, spec)
+    return lax.platform_dependent(
+        x,
+        cpu=partial(_cpu_topk, spec=spec, index_dtype=index_dtype),
+        default=partial(lax_topk, spec=spec),
+    )
 
 
 def gather(x: jax.Array, index: jax.Array, spec: GatherSpec) -> jax.Array:

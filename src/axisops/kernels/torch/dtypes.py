@@ -9,6 +9,9 @@ imports torch; the backends import it lazily.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import torch
 
@@ -52,8 +55,28 @@ _TO_NUMPY: dict[torch.dtype, str] = _table()
 _FROM_NUMPY: dict[str, torch.dtype] = {v: k for k, v in _TO_NUMPY.items()}
 
 
+def _constant_while_tracing(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``torch.compiler.assume_constant_result(fn)``, without importing Dynamo.
+
+    That function imports ``torch._dynamo`` (seconds, and Triton with it) to
+    set this one mark, which Dynamo reads when it meets ``fn``; a program that
+    never compiles must not pay for it.
+    """
+    fn._dynamo_marked_constant = True  # type: ignore[attr-defined]
+    return fn
+
+
+@_constant_while_tracing
 def numpy_dtype(dtype: torch.dtype) -> np.dtype | None:
     """The NumPy dtype of a torch dtype (bfloat16 is ``ml_dtypes``'s); None if none.
+
+    torch.compile calls this while it traces instead of tracing it (its
+    result depends on ``dtype`` alone): the memos it fills, this module's and
+    :func:`axisops.dtypes.supported_name`'s, are filled for real, where a
+    traced fill would be a side effect Dynamo cannot replay (a NumPy dtype
+    stored in a global table), and recognising bfloat16 calls what Dynamo
+    cannot trace.  So a call compiled as the first thing a process does
+    works, for every dtype.
 
     >>> numpy_dtype(torch.float16)
     dtype('float16')
@@ -67,7 +90,9 @@ def numpy_dtype(dtype: torch.dtype) -> np.dtype | None:
     name = _TO_NUMPY.get(dtype)
     if name is None:
         return None
-    found = _NUMPY_OF[dtype] = bfloat16() if name == "bfloat16" else np.dtype(name)
+    found = bfloat16() if name == "bfloat16" else np.dtype(name)
+    supported_name(found)  # validation asks next; memoised here, outside any trace
+    _NUMPY_OF[dtype] = found
     return found
 
 

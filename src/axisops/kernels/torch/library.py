@@ -3,10 +3,12 @@
 Defined with :mod:`torch.library` the first time this module is imported (the
 torch backend imports it on the first call with a tensor)::
 
-    axisops::topk(Tensor x, int k, int dim, bool largest, bool sorted, str? backend=None)
+    axisops::topk(Tensor x, SymInt k, int dim, bool largest, bool sorted, str? backend=None)
         -> (Tensor values, Tensor indices)
-    axisops::gather(Tensor x, int dim, Tensor index, str? backend=None) -> Tensor
-    axisops::take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None) -> Tensor
+    axisops::gather(Tensor x, int dim, Tensor index, str? backend=None, *,
+                    bool sparse_grad=False) -> Tensor
+    axisops::take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None, *,
+                             bool sparse_grad=False) -> Tensor
 
 - **eager** calls run the same kernels as the backends always did (CPU
   tensors: zero-copy NumPy views on the fastest CPU kernels; CUDA: Triton
@@ -18,11 +20,27 @@ torch backend imports it on the first call with a tensor)::
   never traces into the kernels or their thread pool;
 - **autograd**: the gradient of the top-k values scatters into the selected
   positions (the tie rule already decided which of equal elements was
-  selected); the gradient of a gather scatter-adds over repeated indices.
-  Both backward formulas are differentiable torch operations (``scatter_add``),
-  so double backward works.  Indices are int64 and never differentiable.
-  Under ``torch.no_grad()``, or for inputs that do not require grad, nothing
-  is recorded.
+  selected); the gradient of a gather scatter-adds over repeated indices
+  (``sparse_grad=True``: a sparse COO gradient, as ``torch.gather`` gives).
+  Forward mode takes the tangent at the same indices.  A ``setup_context``
+  style ``autograd.Function`` per operator, registered as its autograd
+  kernel, serves autograd, forward-mode AD (``torch.autograd.forward_ad``)
+  and ``torch.compile``; its formulas are differentiable torch operations,
+  so double backward and forward-over-reverse work.  Indices are int64 and
+  never differentiable.  Under ``torch.no_grad()``, or for inputs that do not
+  require grad, nothing is recorded.
+- **torch.func** (grad, jacrev, jacfwd, vjp, jvp, vmap, functional_call and
+  their nestings): a transform takes the call before the autograd kernel
+  runs, and a Python ``autograd.Function`` cannot be handed back to it from
+  there.  So under a transform each operator is composed of its own kernels
+  below autograd (the indices; the index check) and ``torch.gather`` of
+  ``x``, whose rules every transform and nesting knows.  The values are the
+  same bits either way: copies of the elements of ``x`` at those indices.
+  ``torch.vmap`` batches the kernels through each operator's vmap rule (the
+  batch is one more leading dimension; errors name the caller's dims).
+- ``k`` is a ``SymInt``: under ``torch.compile(dynamic=True)`` or
+  ``torch.export`` a ``k`` computed from sizes stays symbolic (no recompile
+  per value).
 
 Each operator validates its arguments again (shape-level, microseconds), so
 direct callers of ``torch.ops.axisops.*`` get the library's errors too, named
@@ -65,11 +83,18 @@ __all__ = ["gather", "topk"]
 _INT64 = np.dtype(np.int64)
 _LIB = torch.library.Library("axisops", "DEF")
 _LIB.define(
-    "topk(Tensor x, int k, int dim, bool largest, bool sorted, str? backend=None) "
+    "topk(Tensor x, SymInt k, int dim, bool largest, bool sorted, str? backend=None) "
     "-> (Tensor, Tensor)"
 )
-_LIB.define("gather(Tensor x, int dim, Tensor index, str? backend=None) -> Tensor")
-_LIB.define("take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None) -> Tensor")
+_LIB.define(
+    "gather(Tensor x, int dim, Tensor index, str? backend=None, *, bool sparse_grad=False) "
+    "-> Tensor"
+)
+_LIB.define(
+    "take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None, *, "
+    "bool sparse_grad=False) -> Tensor"
+)
+_BELOW_AUTOGRAD = torch._C._after_autograd_keyset
 
 
 def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -82,13 +107,13 @@ def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
     hidden: list[Callable[..., Any]] = []
 
     @functools.wraps(fn)
-    def run(*args: Any) -> Any:
+    def run(*args: Any, **kwargs: Any) -> Any:
         if not hidden:
             dynamo = sys.modules.get("torch._dynamo")
             if dynamo is None:
-                return fn(*args)
+                return fn(*args, **kwargs)
             hidden.append(dynamo.disable(fn, recursive=True))
-        return hidden[0](*args)
+        return hidden[0](*args, **kwargs)
 
     return run
 
@@ -104,10 +129,36 @@ def _runner(x: Tensor, backend: str | None) -> Any:
     return registry.select(x, backend)
 
 
+def _records(x: Tensor) -> bool:
+    """True when a call on ``x`` may need a derivative: its ``autograd.Function`` runs.
+
+    That is a differentiable dtype and one of: a gradient to record, forward-mode
+    AD (a dual level is open) or a ``torch.func`` transform.  Everything else
+    goes straight to the kernels below autograd.
+    """
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        return False
+    return (
+        (x.requires_grad and torch.is_grad_enabled())
+        or torch.autograd.forward_ad._current_level >= 0
+        or torch._C._are_functorch_transforms_active()
+    )
+
+
+def _scatter_into(grad: Tensor, shape: Any, dim: int, index: Tensor, add: bool) -> Tensor:
+    """Zeros of ``shape`` with ``grad`` put (or added) at ``index`` along ``dim``.
+
+    Out of place, so that ``torch.func.vmap`` can batch it and double backward
+    and forward-over-reverse differentiate it.
+    """
+    zeros = grad.new_zeros(shape)
+    return zeros.scatter_add(dim, index, grad) if add else zeros.scatter(dim, index, grad)
+
+
 # ---- top-k ------------------------------------------------------------------------------------
 
 
-def _topk_spec(x: Tensor, k: int, dim: int, largest: bool, sorted: bool) -> TopKSpec:
+def _topk_spec(x: Tensor, k: Any, dim: int, largest: bool, sorted: bool) -> TopKSpec:
     return topk_spec(_meta(x, "x"), k, dim, largest, sorted, None)
 
 
@@ -124,28 +175,78 @@ def _topk_impl(x, k, dim, largest, sorted, backend=None):
 def _topk_fake(x, k, dim, largest, sorted, backend=None):
     spec = _topk_spec(x, k, dim, largest, sorted)
     shape = list(x.shape)
-    shape[spec.axis] = k
+    shape[spec.axis] = spec.k
     return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
 
 
-def _topk_setup(ctx, inputs, output) -> None:
-    x, _, dim = inputs[:3]
-    ctx.shape = x.shape
-    ctx.dim = dim
-    ctx.save_for_backward(output[1])
+class _TopKFunction(torch.autograd.Function):
+    """The derivatives of ``axisops::topk``'s values; indices have none.
+
+    Reverse mode puts each value's gradient at its index (the tie rule already
+    chose which of equal elements that is); forward mode takes the tangent at
+    the same indices, as ``torch.topk``'s formulas do.  Both formulas are torch
+    operations, so they differentiate again (double backward,
+    forward-over-reverse).  Under ``torch.func`` see the module docstring.
+    """
+
+    @staticmethod
+    def forward(x, k, dim, largest, sorted, backend):
+        with torch._C._AutoDispatchBelowAutograd():
+            return _TOPK_OP(x, k, dim, largest, sorted, backend)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, _, dim = inputs[:3]
+        indices = output[1]
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.save_for_forward(indices)
+        ctx.shape = x.shape
+        ctx.dim = dim % x.dim()
+
+    @staticmethod
+    def backward(ctx, grad_values, _grad_indices):
+        (indices,) = ctx.saved_tensors
+        grad = _scatter_into(grad_values, ctx.shape, ctx.dim, indices, add=False)
+        return grad, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        (indices,) = ctx.saved_tensors
+        return torch.gather(tangent, ctx.dim, indices), None
 
 
-def _topk_backward(ctx, grad_values, _grad_indices):
-    (indices,) = ctx.saved_tensors
-    grad = grad_values.new_zeros(ctx.shape).scatter_add_(ctx.dim, indices, grad_values)
-    return grad, None, None, None, None, None
+def _topk_autograd(keyset, x, k, dim, largest, sorted, backend=None):
+    if not _records(x):
+        return _TOPK_OP.redispatch(keyset & _BELOW_AUTOGRAD, x, k, dim, largest, sorted, backend)
+    if torch._C._are_functorch_transforms_active():
+        # torch.func: see the module docstring (the same bits, from torch.gather).
+        with torch._C._AutoDispatchBelowAutograd():
+            indices = _TOPK_OP(x, k, dim, largest, sorted, backend)[1]
+        return torch.gather(x, dim, indices), indices
+    return _TopKFunction.apply(x, k, dim, largest, sorted, backend)
+
+
+def _topk_vmap(info, in_dims, x, k, dim, largest, sorted, backend=None):
+    if in_dims[0] is None:
+        return _TOPK_OP(x, k, dim, largest, sorted, backend), (None, None)
+    x = x.movedim(in_dims[0], 0)
+    # Validated on the unbatched shape, so a bad dim is the caller's dim.
+    spec = topk_spec(_logical_meta(x), k, dim, largest, sorted, None)
+    return _TOPK_OP(x, k, spec.axis + 1, largest, sorted, backend), (0, 0)
+
+
+def _logical_meta(batched: Tensor) -> ArrayMeta:
+    meta = _meta(batched, "x")
+    return ArrayMeta(meta.shape[1:], meta.dtype)
 
 
 _LIB.impl("topk", _hidden_from_dynamo(_topk_impl), "CompositeExplicitAutograd")
+_LIB.impl("topk", _topk_autograd, "Autograd", with_keyset=True)
 torch.library.register_fake("axisops::topk", _topk_fake, lib=_LIB)
-torch.library.register_autograd(
-    "axisops::topk", _topk_backward, setup_context=_topk_setup, lib=_LIB
-)
+torch.library.register_vmap("axisops::topk", _topk_vmap, lib=_LIB)
+#: The operator, as the autograd and vmap rules call it (the front calls ``_TOPK``).
+_TOPK_OP = _TOPK = torch.ops.axisops.topk.default
 
 
 # ---- gather and take_along_axis ---------------------------------------------------------------
@@ -156,45 +257,101 @@ _GATHER_NAMES = {"gather": ("index", "dim"), "take_along_axis": ("indices", "axi
 _GATHER_BY_NAMES = {names: op for op, names in _GATHER_NAMES.items()}
 
 
-def _gather_spec(op: str, x: Tensor, dim: int, index: Tensor) -> GatherSpec:
+def _gather_spec(op: str, meta: ArrayMeta, dim: int, index: ArrayMeta) -> GatherSpec:
     index_name, dim_name = _GATHER_NAMES[op]
-    return gather_spec(
-        _meta(x, "x"), dim, _meta(index, index_name), index_name=index_name, dim_name=dim_name
-    )
+    return gather_spec(meta, dim, index, index_name=index_name, dim_name=dim_name)
+
+
+def _wrapped_index(index: Tensor, n: int) -> Tensor:
+    """int64 index values with negatives counted from the end (values already checked)."""
+    wide = index_as_int64(index)[0]
+    return torch.where(wide < 0, wide + n, wide)
 
 
 def _register_gather(op: str) -> None:
+    index_name = _GATHER_NAMES[op][0]
+
     @boundary(op)
-    def impl(x, dim, index, backend=None):
-        spec = _gather_spec(op, x, dim, index)
+    def impl(x, dim, index, backend=None, *, sparse_grad=False):
+        spec = _gather_spec(op, _meta(x, "x"), dim, _meta(index, index_name))
         return _runner(x, backend).run_gather(x, index, spec).contiguous()
 
     @boundary(op)
-    def fake(x, dim, index, backend=None):
-        _gather_spec(op, x, dim, index)
+    def fake(x, dim, index, backend=None, *, sparse_grad=False):
+        _gather_spec(op, _meta(x, "x"), dim, _meta(index, index_name))
         return x.new_empty(index.shape)
 
-    def setup(ctx, inputs, output) -> None:
-        x, dim, index = inputs[:3]
-        ctx.shape = x.shape
-        ctx.dim = dim % x.dim()
-        ctx.save_for_backward(index)
+    class GatherFunction(torch.autograd.Function):
+        """The derivatives of a gather in ``x``: a scatter-add back, a gather forward."""
 
-    def backward(ctx, grad):
-        (index,) = ctx.saved_tensors
-        wide = index_as_int64(index)[0]
-        wide = torch.where(wide < 0, wide + ctx.shape[ctx.dim], wide)
-        return grad.new_zeros(ctx.shape).scatter_add_(ctx.dim, wide, grad), None, None, None
+        @staticmethod
+        def forward(x, dim, index, backend, sparse_grad):
+            with torch._C._AutoDispatchBelowAutograd():
+                return op_overload(x, dim, index, backend, sparse_grad=sparse_grad)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, dim, index, _, sparse_grad = inputs
+            ctx.save_for_backward(index)
+            ctx.save_for_forward(index)
+            ctx.shape = x.shape
+            ctx.dim = dim % x.dim()
+            ctx.sparse_grad = sparse_grad
+
+        @staticmethod
+        def backward(ctx, grad):
+            (index,) = ctx.saved_tensors
+            wide = _wrapped_index(index, ctx.shape[ctx.dim])
+            if ctx.sparse_grad:
+                # torch.gather(sparse_grad=True)'s formula; it reads only the shape of
+                # its first argument, which an expanded scalar gives without memory.
+                shape_only = grad.new_zeros(()).expand(ctx.shape)
+                out = torch.ops.aten._gather_sparse_backward(shape_only, ctx.dim, wide, grad)
+            else:
+                out = _scatter_into(grad, ctx.shape, ctx.dim, wide, add=True)
+            return out, None, None, None, None
+
+        @staticmethod
+        def jvp(ctx, tangent, *_):
+            (index,) = ctx.saved_tensors
+            return torch.gather(tangent, ctx.dim, _wrapped_index(index, ctx.shape[ctx.dim]))
+
+    def autograd(keyset, x, dim, index, backend=None, *, sparse_grad=False):
+        if not _records(x):
+            return op_overload.redispatch(keyset & _BELOW_AUTOGRAD, x, dim, index, backend,
+                                          sparse_grad=sparse_grad)
+        if torch._C._are_functorch_transforms_active():
+            # torch.func: see the module docstring.  The operator checks the index
+            # values; its result, the same bits, is not needed.
+            with torch._C._AutoDispatchBelowAutograd():
+                op_overload(x, dim, index, backend)
+            wide = _wrapped_index(index, x.shape[dim])
+            return torch.gather(x, dim, wide, sparse_grad=sparse_grad)
+        return GatherFunction.apply(x, dim, index, backend, sparse_grad)
+
+    def vmap(info, in_dims, x, dim, index, backend=None, *, sparse_grad=False):
+        x_dim, _, index_dim = in_dims[:3]
+        if x_dim is None and index_dim is None:
+            return op_overload(x, dim, index, backend, sparse_grad=sparse_grad), None
+        size = info.batch_size
+        x = x.movedim(x_dim, 0) if x_dim is not None else x.expand(size, *x.shape)
+        index = (index.movedim(index_dim, 0) if index_dim is not None
+                 else index.expand(size, *index.shape))
+        index_meta = _meta(index, index_name)
+        spec = _gather_spec(op, _logical_meta(x), dim,
+                            ArrayMeta(index_meta.shape[1:], index_meta.dtype))
+        return op_overload(x, spec.dim + 1, index, backend, sparse_grad=sparse_grad), 0
 
     _LIB.impl(op, _hidden_from_dynamo(impl), "CompositeExplicitAutograd")
+    _LIB.impl(op, autograd, "Autograd", with_keyset=True)
     torch.library.register_fake(f"axisops::{op}", fake, lib=_LIB)
-    torch.library.register_autograd(f"axisops::{op}", backward, setup_context=setup, lib=_LIB)
+    torch.library.register_vmap(f"axisops::{op}", vmap, lib=_LIB)
+    op_overload = getattr(torch.ops.axisops, op).default
 
 
 _register_gather("gather")
 _register_gather("take_along_axis")
 
-_TOPK = torch.ops.axisops.topk.default
 _GATHER = {
     "gather": torch.ops.axisops.gather.default,
     "take_along_axis": torch.ops.axisops.take_along_axis.default,
@@ -252,12 +409,22 @@ def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor,
     return values, indices
 
 
-def gather(x: Tensor, index: Tensor, spec: GatherSpec, backend: str | None = None) -> Tensor:
+def gather(
+    x: Tensor,
+    index: Tensor,
+    spec: GatherSpec,
+    backend: str | None = None,
+    sparse_grad: bool = False,
+) -> Tensor:
     """The gathered tensor for a validated spec, through ``axisops::gather``/``take_along_axis``.
 
-    The operator is the one whose argument names the spec's messages use.
+    The operator is the one whose argument names the spec's messages use;
+    ``sparse_grad`` makes the gradient in ``x`` a sparse COO tensor, as
+    ``torch.gather(sparse_grad=True)`` does.
     """
     if unobserved(x) and type(index) is Tensor:
         return _runner(x, backend).run_gather(x, index, spec).contiguous()
     op = _GATHER[_GATHER_BY_NAMES.get((spec.index_name, spec.dim_name), "gather")]
+    if sparse_grad:
+        return op(x, spec.dim, index, backend, sparse_grad=True)
     return op(x, spec.dim, index, backend)

@@ -1,0 +1,176 @@
+"""Compile every torch entry point as the first thing a process does (run by test_torch_compile_fresh.py).
+
+The matrix: {topk, gather, take_along_axis} x {generic ``axisops.*``, the
+``axisops.torch`` drop-ins, ``torch.ops.axisops.*``} x every dtype axisops
+supports on tensors (bfloat16 and the wide unsigned types included; complex
+for the gathers) x {static, dynamic} shapes.  Each cell resets Dynamo, asks
+``torch._dynamo.explain`` for graph breaks, then compiles with
+``fullgraph=True`` (the ``aot_eager`` backend: the operators' fake
+implementations and autograd run, without Inductor's C++ compile) and checks
+that the graph calls the axisops operator.
+
+Nothing runs eagerly before the last cell: the first use of each dtype in
+this process is its first compile, and the first cell is the one a new user
+types first (``axisops.topk`` of float32, static).  The references are
+computed afterwards by the NumPy oracle backend and compared bit for bit.
+
+Prints one JSON line (cells, failures, seconds) and exits 0 when every cell passed.
+
+    python torch_compile_matrix.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import ml_dtypes
+import numpy as np
+import torch
+
+import axisops
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+TOPK_DTYPES = ["float32", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
+               "uint32", "uint64", "float16", "bfloat16", "float64"]
+GATHER_DTYPES = [*TOPK_DTYPES, "complex64", "complex128"]
+OPS = {"topk": "axisops.topk.default", "gather": "axisops.gather.default",
+       "take_along_axis": "axisops.take_along_axis.default"}
+
+
+def data(name: str, seed: int) -> np.ndarray:
+    """A (3, 6) array with ties and the dtype's special values (NaN, -0.0, extremes)."""
+    from strategies import tie_heavy
+
+    return tie_heavy(BF16 if name == "bfloat16" else np.dtype(name), (3, 6), seed, width=None)
+
+
+def to_torch(a: np.ndarray) -> torch.Tensor:
+    a = np.ascontiguousarray(a)
+    if a.dtype == BF16:
+        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(a.copy())
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(BF16)
+    return t.numpy()
+
+
+INDEX = np.array([[0, -1, 5, 2], [3, 3, -6, 1], [5, 4, 0, -2]])  # negatives and repeats
+ROW = INDEX[:1]  # broadcast against x's three rows by take_along_axis
+
+
+def calls(op: str, front: str):
+    """``(function, index argument)`` of one cell; the function takes ``(x, index)``."""
+    if front == "drop-in":
+        from axisops import torch as ax
+    if op == "topk":
+        return {
+            "generic": lambda x, i: tuple(axisops.topk(x, 3, 1)),
+            "drop-in": lambda x, i: tuple(ax.topk(x, 3, dim=1)),
+            "torch.ops": lambda x, i: torch.ops.axisops.topk(x, 3, 1, True, True),
+        }[front], None
+    if op == "gather":
+        return {
+            "generic": lambda x, i: axisops.gather(x, 1, i),
+            "drop-in": lambda x, i: ax.gather(x, 1, i),
+            "torch.ops": lambda x, i: torch.ops.axisops.gather(x, 1, i),
+        }[front], INDEX
+    return {
+        "generic": lambda x, i: axisops.take_along_axis(x, i, axis=1),
+        "drop-in": lambda x, i: ax.take_along_dim(x, i, dim=1),
+        # The operator takes shapes already broadcast, as axisops.take_along_axis hands it.
+        "torch.ops": lambda x, i: torch.ops.axisops.take_along_axis(x, 1, i.expand(3, 4)),
+    }[front], ROW
+
+
+class GraphTargets:
+    """A compile backend that records each graph's call targets and runs it with aot_eager."""
+
+    def __init__(self) -> None:
+        self.targets: list[set[str]] = []
+
+    def __call__(self, gm, inputs):
+        self.targets.append({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
+        return torch._dynamo.lookup_backend("aot_eager")(gm, inputs)
+
+
+def reference(op: str, x: np.ndarray, index: np.ndarray | None):
+    if op == "topk":
+        return tuple(axisops.topk(x, 3, 1, backend="numpy"))
+    if op == "gather":
+        return (axisops.gather(x, 1, index, backend="numpy"),)
+    return (axisops.gather(x, 1, np.broadcast_to(index, (3, 4)), backend="numpy"),)
+
+
+def explained_cells(cells: list[tuple[str, str, str, bool]]) -> set[int]:
+    """The cells that also run ``torch._dynamo.explain``: one per (op, front, shapes), the
+    g-th of them on the g-th dtype, so every dtype is explained somewhere (explain traces
+    as long again as the compile: all 258 would double the run)."""
+    chosen, groups = set(), []
+    for n, (op, front, dtype, dynamic) in enumerate(cells):
+        if (op, front, dynamic) not in groups:
+            groups.append((op, front, dynamic))
+        dtypes = TOPK_DTYPES if op == "topk" else GATHER_DTYPES
+        if dtype == dtypes[groups.index((op, front, dynamic)) % len(dtypes)]:
+            chosen.add(n)
+    return chosen
+
+
+def main() -> int:
+    from torch._dynamo.utils import counters
+
+    cells = [(op, front, dtype, dynamic)
+             for op in OPS
+             for front in ("generic", "drop-in", "torch.ops")
+             for dtype in (TOPK_DTYPES if op == "topk" else GATHER_DTYPES)
+             for dynamic in (False, True)]
+    explain = explained_cells(cells)
+    failures, results, explained = [], [], []
+    start = time.perf_counter()
+    for n, (op, front, dtype, dynamic) in enumerate(cells):
+        name = f"{op}/{front}/{dtype}/{'dynamic' if dynamic else 'static'}"
+        x = data(dtype, n)
+        fn, index = calls(op, front)
+        args = (to_torch(x), None if index is None else torch.from_numpy(index.copy()))
+        try:
+            if n in explain:
+                torch._dynamo.reset()
+                with torch._dynamo.config.patch(assume_static_by_default=not dynamic):
+                    report = torch._dynamo.explain(fn)(*args)
+                explained.append(name)
+                if report.graph_break_count or report.graph_count != 1:
+                    failures.append(f"{name}: explain found {report.graph_break_count} graph "
+                                    f"breaks in {report.graph_count} graphs")
+            torch._dynamo.reset()
+            counters.clear()
+            backend = GraphTargets()
+            got = torch.compile(fn, backend=backend, fullgraph=True, dynamic=dynamic)(*args)
+        except Exception as exc:
+            failures.append(f"{name}: {type(exc).__name__}: {str(exc)[:300]}")
+            continue
+        got = got if isinstance(got, tuple) else (got,)
+        if counters["graph_break"]:
+            failures.append(f"{name}: graph breaks {dict(counters['graph_break'])}")
+        # torch.ops.axisops.topk (the packet) is recorded as such, the others as .default.
+        if len(backend.targets) != 1 or not {OPS[op], OPS[op][:-8]} & backend.targets[0]:
+            failures.append(f"{name}: the graph does not call {OPS[op]}: {backend.targets}")
+        results.append((name, op, x, index, [to_numpy(t.detach()) for t in got]))
+    seconds = time.perf_counter() - start
+    for name, op, x, index, got in results:  # eager work only now: the oracle
+        want = reference(op, x, index)
+        for g, w in zip(got, want):
+            if g.dtype != w.dtype or g.shape != w.shape or not np.array_equal(
+                    np.ascontiguousarray(g).view(np.uint8), np.ascontiguousarray(w).view(np.uint8)):
+                failures.append(f"{name}: {g!r} differs from the oracle's {w!r}")
+    print(json.dumps({"cells": len(cells), "compiled": len(results), "explained": explained,
+                      "failures": failures, "seconds": round(seconds, 1),
+                      "torch": torch.__version__}))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
