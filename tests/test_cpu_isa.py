@@ -4,6 +4,7 @@ bits for every strategy, dtype and layout; ``AXISOPS_ISA`` chooses a level or wa
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -73,7 +74,7 @@ def test_the_levels_agree_with_the_oracle_where_it_counts():
 
 def _info(env_isa: str) -> tuple[dict, str]:
     code = ("import json, axisops.cli.info as i; print(json.dumps(i.collect()['kernels']))")
-    env = {"AXISOPS_ISA": env_isa, "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "AXISOPS_ISA": env_isa}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, check=True)
     return json.loads(done.stdout), done.stderr
