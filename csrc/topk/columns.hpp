@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -143,6 +144,21 @@ inline void min_of(const U* __restrict part, int64_t width, U* __restrict least)
     for (int64_t c = 0; c < width; ++c) least[c] = least[c] < part[c] ? least[c] : part[c];
 }
 
+// Keys of at most 32 bits travel with their index in one signed word (`pack_signed`, whose
+// `>` is the tie rule); a column keeps its best W words sorted, best first, EMPTY after them.
+constexpr int64_t EMPTY_WORD = INT64_MIN;
+
+// Inserts `w` into words[:W] (sorted best first, the worst dropped) without a branch:
+// new[j] = max(old[j], min(old[j - 1], w)). Word j depends on words j - 1 and j only, so the
+// first k words are the k best whatever W >= k is. W is fixed so the loops vectorise.
+template <int W>
+inline void insert_net(int64_t* __restrict words, int64_t w) {
+    int64_t lower[W];
+    lower[0] = w;
+    for (int j = 1; j < W; ++j) lower[j] = words[j - 1] < w ? words[j - 1] : w;
+    for (int j = 0; j < W; ++j) words[j] = words[j] > lower[j] ? words[j] : lower[j];
+}
+
 // One panel's walk: its scratch (proportional to the panel's width and to k), reused for
 // every panel a task walks.
 template <class KeyT>
@@ -150,12 +166,14 @@ class Walker {
 public:
     using U = typename KeyT::type;
 
-    Walker(int64_t panel, int64_t k, U flip)
-        : panel_(panel), k_(k), cap_(k <= SORTED_K ? k : std::max(2 * k, MIN_BUFFER)), flip_(flip),
+    // `rows`: the most rows a walk will take (packed words need indices below 2^32 - 1).
+    Walker(int64_t panel, int64_t k, U flip, int64_t rows)
+        : panel_(panel), k_(k), cap_(k <= SORTED_K ? k : std::max(2 * k, MIN_BUFFER)),
+          net_(sizeof(U) <= 4 && rows < int64_t(LOW32) ? net_width(k) : 0), flip_(flip),
           top_(size_t(panel)), lo_(size_t(panel)), gate_(size_t(panel)), least_(size_t(panel)),
-          sub_(size_t(MAX_GROUPS * panel)), keys_(size_t(panel * cap_)),
-          idx_(size_t(panel * cap_)), cnt_(size_t(panel)), hits_(size_t(panel)),
-          closed_(size_t(panel)) {}
+          sub_(size_t(MAX_GROUPS * panel)), keys_(net_ ? 0 : size_t(panel * cap_)),
+          idx_(size_t(panel * cap_)), cnt_(size_t(panel)), words_(size_t(panel * net_)),
+          hits_(size_t(panel)), closed_(size_t(panel)) {}
 
     // Walks columns [0, width) of the n rows at base + r * stride (row r, column c at
     // base[r * stride + c]); afterwards column c's k best are `best(c)`, best first when
@@ -163,6 +181,7 @@ public:
     void walk(const U* base, int64_t stride, int64_t n, int64_t width, bool sorted) {
         const int64_t k = k_;
         std::fill(cnt_.begin(), cnt_.begin() + width, int64_t(0));
+        std::fill(words_.begin(), words_.begin() + width * net_, EMPTY_WORD);
         std::fill(lo_.begin(), lo_.begin() + width, U(0));
         std::fill(closed_.begin(), closed_.begin() + width, uint8_t(0));
         sampled_bounds(base, stride, n, width);
@@ -170,9 +189,16 @@ public:
         for (int64_t r0 = 0; r0 < n; r0 += COLUMN_ROWS) {
             const int64_t h = std::min(COLUMN_ROWS, n - r0);
             const int64_t groups = group_maxima(base, stride, r0, h, width);
-            if (k <= SORTED_K) insert_sorted(base, stride, r0, h, groups, width);
-            else insert_buffered(base, stride, r0, h, groups, width);
+            switch (net_) {
+                case 8: insert_sorted<8>(base, stride, r0, h, groups, width); break;
+                case 16: insert_sorted<16>(base, stride, r0, h, groups, width); break;
+                case 32: insert_sorted<32>(base, stride, r0, h, groups, width); break;
+                default:
+                    if (k <= SORTED_K) insert_sorted<0>(base, stride, r0, h, groups, width);
+                    else insert_buffered(base, stride, r0, h, groups, width);
+            }
         }
+        if (net_) unpack_words(width);
         for (int64_t c = 0; c < width; ++c) {
             const int64_t count = cnt_[size_t(c)];
             if (count < k) throw std::logic_error("axisops._core: a column kept fewer than k");
@@ -186,13 +212,30 @@ public:
 
 private:
     int64_t panel_, k_, cap_;
+    int net_;  // words a column keeps (8, 16 or 32) when packed, else 0
     U flip_;
     std::vector<U> top_, lo_, gate_, least_, sub_, keys_;
-    std::vector<int64_t> idx_, cnt_;
+    std::vector<int64_t> idx_, cnt_, words_;
     std::vector<int32_t> hits_;
     std::vector<uint8_t> closed_;
 
     U key(U bits) const { return KeyT::of(bits, flip_); }
+
+    static int net_width(int64_t k) { return k <= 8 ? 8 : k <= 16 ? 16 : k <= SORTED_K ? 32 : 0; }
+
+    // The packed columns' k best to idx (and their counts to cnt).
+    void unpack_words(int64_t width) {
+        for (int64_t c = 0; c < width; ++c) {
+            const int64_t* w = words_.data() + c * net_;
+            int64_t* idx = idx_.data() + c * cap_;
+            int64_t count = 0;
+            for (int64_t j = 0; j < k_; ++j) {
+                idx[j] = unpack_index(uint64_t(w[j]));
+                count += w[j] != EMPTY_WORD;
+            }
+            cnt_[size_t(c)] = count;
+        }
+    }
 
     // Each column's first bounds (`runs_bound`), raised into lo: from the middle k rows and
     // from the last k rows (runs of one row), and, on a long enough axis, from k runs of
@@ -260,6 +303,10 @@ private:
     // tie). gate[c] is the least key that can still enter column c (lo[c], then its k-th
     // best + 1): one contiguous array, so the check of every column per group is one
     // branch-free pass that lists the columns to visit.
+    //
+    // W > 0: the column's k best are packed words in a sorted array of W (`insert_net`, no
+    // branch); W == 0: (key, index) pairs by `insert_later` (keys of 64 bits).
+    template <int W>
     void insert_sorted(const U* base, int64_t stride, int64_t r0, int64_t h, int64_t groups,
                        int64_t width) {
         const int64_t k = k_, cap = cap_, panel = panel_;
@@ -270,6 +317,7 @@ private:
         U* keys = keys_.data();
         int64_t* idx = idx_.data();
         int64_t* cnt = cnt_.data();
+        int64_t* words = words_.data();
         int32_t* hits = hits_.data();
         int64_t m = 0;
         for (int64_t c = 0; c < width; ++c) {
@@ -280,7 +328,8 @@ private:
             const int64_t c = hits[t];
             U* tk = keys + c * cap;
             int64_t* ti = idx + c * cap;
-            int64_t count = cnt[c];
+            int64_t* tw = words + c * W;
+            int64_t count = W ? 0 : cnt[c];
             U need = gate[c];
             int32_t subs[MAX_GROUPS];
             int64_t ms = 0;
@@ -303,14 +352,21 @@ private:
                     mask &= mask - 1;
                     const U kv = KeyT::of(at[r * stride], flip);
                     if (kv < need) continue;
-                    count = insert_later(tk, ti, count, k, kv, i0 + r);
-                    if (count == k) {
-                        const U kth = tk[k - 1];
-                        need = kth != KeyT::ones ? U(kth + 1) : kth;
+                    U kth;
+                    if constexpr (W > 0) {
+                        insert_net<W>(tw, pack_signed(kv, i0 + r));
+                        const int64_t last = tw[k - 1];
+                        if (last == EMPTY_WORD) continue;
+                        kth = U((uint64_t(last) ^ TOP_BIT) >> 32);
+                    } else {
+                        count = insert_later(tk, ti, count, k, kv, i0 + r);
+                        if (count < k) continue;
+                        kth = tk[k - 1];
                     }
+                    need = kth != KeyT::ones ? U(kth + 1) : kth;
                 }
             }
-            cnt[c] = count;
+            if constexpr (W == 0) cnt[c] = count;
             gate[c] = need;
         }
     }
@@ -402,7 +458,7 @@ void topk_columns(const TopKJob<KeyT>& job, int threads) {
     const int64_t per = panels_per_task(count, panel * n, parts);
     const int64_t tasks = ceil_div(count, per);
     parallel_for(tasks, parts, [&](int64_t t) {
-        Walker<KeyT> walker(panel, k, job.flip);
+        Walker<KeyT> walker(panel, k, job.flip, n);
         for (int64_t p = t * per; p < std::min(count, (t + 1) * per); ++p) {
             const int64_t o = p / per_outer;
             const int64_t c0 = (p - o * per_outer) * panel;
@@ -462,7 +518,7 @@ void topk_columns_split(const TopKJob<KeyT>& job, int threads) {
         const int64_t width = std::min(panel, inner - c0);
         const int64_t q0 = o * inner + c0;
         const U* base = job.seq(q0) + p0 * s.stride;
-        Walker<KeyT> walker(panel, kp, job.flip);
+        Walker<KeyT> walker(panel, kp, job.flip, rows);
         walker.walk(base, s.stride, rows, width, false);
         for (int64_t c = 0; c < width; ++c) {
             const int64_t* best = walker.best(c);
