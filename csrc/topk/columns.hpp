@@ -145,18 +145,26 @@ inline void min_of(const U* __restrict part, int64_t width, U* __restrict least)
 }
 
 // Keys of at most 32 bits travel with their index in one signed word (`pack_signed`, whose
-// `>` is the tie rule); a column keeps its best W words sorted, best first, EMPTY after them.
+// `>` is the tie rule). A column keeps its k best words, in no order, in W slots (W = 8, 16 or
+// 32, fixed so the loops vectorise): slot j < k starts as the empty word EMPTY_WORD + j, below
+// every real word (indices below 2^31 keep the low half of a real word at 2^31 or more), and
+// slots from k on hold FREE_WORD, which is never the least.
 constexpr int64_t EMPTY_WORD = INT64_MIN;
+constexpr int64_t FREE_WORD = INT64_MAX;
+constexpr int64_t PACKED_MAX_ROWS = int64_t(1) << 31;
 
-// Inserts `w` into words[:W] (sorted best first, the worst dropped) without a branch:
-// new[j] = max(old[j], min(old[j - 1], w)). Word j depends on words j - 1 and j only, so the
-// first k words are the k best whatever W >= k is. W is fixed so the loops vectorise.
+// Replaces `least`, the least of words[:W] (each word there is distinct), by `w` when `w` is
+// larger, without a branch; returns the new least.
 template <int W>
-inline void insert_net(int64_t* __restrict words, int64_t w) {
-    int64_t lower[W];
-    lower[0] = w;
-    for (int j = 1; j < W; ++j) lower[j] = words[j - 1] < w ? words[j - 1] : w;
-    for (int j = 0; j < W; ++j) words[j] = words[j] > lower[j] ? words[j] : lower[j];
+inline int64_t replace_least(int64_t* __restrict words, int64_t least, int64_t w) {
+    w = w > least ? w : least;
+    int64_t m = FREE_WORD;
+    for (int j = 0; j < W; ++j) {
+        const int64_t v = words[j] == least ? w : words[j];
+        words[j] = v;
+        m = v < m ? v : m;
+    }
+    return m;
 }
 
 // One panel's walk: its scratch (proportional to the panel's width and to k), reused for
@@ -169,10 +177,11 @@ public:
     // `rows`: the most rows a walk will take (packed words need indices below 2^32 - 1).
     Walker(int64_t panel, int64_t k, U flip, int64_t rows)
         : panel_(panel), k_(k), cap_(k <= SORTED_K ? k : std::max(2 * k, MIN_BUFFER)),
-          net_(sizeof(U) <= 4 && rows < int64_t(LOW32) ? net_width(k) : 0), flip_(flip),
+          net_(sizeof(U) <= 4 && rows < PACKED_MAX_ROWS ? net_width(k) : 0), flip_(flip),
           top_(size_t(panel)), lo_(size_t(panel)), gate_(size_t(panel)), least_(size_t(panel)),
           sub_(size_t(MAX_GROUPS * panel)), keys_(net_ ? 0 : size_t(panel * cap_)),
           idx_(size_t(panel * cap_)), cnt_(size_t(panel)), words_(size_t(panel * net_)),
+          least_word_(net_ ? size_t(panel) : 0),
           hits_(size_t(panel)), closed_(size_t(panel)) {}
 
     // Walks columns [0, width) of the n rows at base + r * stride (row r, column c at
@@ -181,7 +190,10 @@ public:
     void walk(const U* base, int64_t stride, int64_t n, int64_t width, bool sorted) {
         const int64_t k = k_;
         std::fill(cnt_.begin(), cnt_.begin() + width, int64_t(0));
-        std::fill(words_.begin(), words_.begin() + width * net_, EMPTY_WORD);
+        for (int64_t c = 0; c < width * net_; c += net_) {
+            for (int64_t j = 0; j < net_; ++j) words_[size_t(c + j)] = j < k ? EMPTY_WORD + j : FREE_WORD;
+        }
+        if (net_) std::fill(least_word_.begin(), least_word_.begin() + width, EMPTY_WORD);
         std::fill(lo_.begin(), lo_.begin() + width, U(0));
         std::fill(closed_.begin(), closed_.begin() + width, uint8_t(0));
         sampled_bounds(base, stride, n, width);
@@ -215,7 +227,7 @@ private:
     int net_;  // words a column keeps (8, 16 or 32) when packed, else 0
     U flip_;
     std::vector<U> top_, lo_, gate_, least_, sub_, keys_;
-    std::vector<int64_t> idx_, cnt_, words_;
+    std::vector<int64_t> idx_, cnt_, words_, least_word_;
     std::vector<int32_t> hits_;
     std::vector<uint8_t> closed_;
 
@@ -223,17 +235,15 @@ private:
 
     static int net_width(int64_t k) { return k <= 8 ? 8 : k <= 16 ? 16 : k <= SORTED_K ? 32 : 0; }
 
-    // The packed columns' k best to idx (and their counts to cnt).
+    // The packed columns' k best, sorted best first, to idx (and their counts to cnt).
     void unpack_words(int64_t width) {
         for (int64_t c = 0; c < width; ++c) {
-            const int64_t* w = words_.data() + c * net_;
+            int64_t* w = words_.data() + c * net_;
             int64_t* idx = idx_.data() + c * cap_;
             int64_t count = 0;
-            for (int64_t j = 0; j < k_; ++j) {
-                idx[j] = unpack_index(uint64_t(w[j]));
-                count += w[j] != EMPTY_WORD;
-            }
-            cnt_[size_t(c)] = count;
+            for (int64_t j = 0; j < k_; ++j) count = insert_word(w, count, k_, w[j]);
+            for (int64_t j = 0; j < k_; ++j) idx[j] = unpack_index(uint64_t(w[j]));
+            cnt_[size_t(c)] = w[k_ - 1] >= EMPTY_WORD + PACKED_MAX_ROWS ? k_ : 0;
         }
     }
 
@@ -304,8 +314,8 @@ private:
     // best + 1): one contiguous array, so the check of every column per group is one
     // branch-free pass that lists the columns to visit.
     //
-    // W > 0: the column's k best are packed words in a sorted array of W (`insert_net`, no
-    // branch); W == 0: (key, index) pairs by `insert_later` (keys of 64 bits).
+    // W > 0: the column's k best are packed words in W slots (`replace_least`, no branch);
+    // W == 0: (key, index) pairs by `insert_later`, kept sorted (keys of 64 bits).
     template <int W>
     void insert_sorted(const U* base, int64_t stride, int64_t r0, int64_t h, int64_t groups,
                        int64_t width) {
@@ -329,6 +339,7 @@ private:
             U* tk = keys + c * cap;
             int64_t* ti = idx + c * cap;
             int64_t* tw = words + c * W;
+            int64_t least = W ? least_word_[size_t(c)] : 0;
             int64_t count = W ? 0 : cnt[c];
             U need = gate[c];
             int32_t subs[MAX_GROUPS];
@@ -354,10 +365,9 @@ private:
                     if (kv < need) continue;
                     U kth;
                     if constexpr (W > 0) {
-                        insert_net<W>(tw, pack_signed(kv, i0 + r));
-                        const int64_t last = tw[k - 1];
-                        if (last == EMPTY_WORD) continue;
-                        kth = U((uint64_t(last) ^ TOP_BIT) >> 32);
+                        least = replace_least<W>(tw, least, pack_signed(kv, i0 + r));
+                        if (least < EMPTY_WORD + PACKED_MAX_ROWS) continue;  // fewer than k yet
+                        kth = U((uint64_t(least) ^ TOP_BIT) >> 32);
                     } else {
                         count = insert_later(tk, ti, count, k, kv, i0 + r);
                         if (count < k) continue;
@@ -367,6 +377,7 @@ private:
                 }
             }
             if constexpr (W == 0) cnt[c] = count;
+            if constexpr (W > 0) least_word_[size_t(c)] = least;
             gate[c] = need;
         }
     }
