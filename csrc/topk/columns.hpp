@@ -134,11 +134,12 @@ inline void keys_into(const typename KeyT::type* __restrict row, int64_t width,
     for (int64_t c = 0; c < width; ++c) part[c] = KeyT::of(row[c], flip);
 }
 
-// top[c] = max(top[c], part[c]); least[c] = min(least[c], most[c]); lo[c] = max(...).
+// top[c] = max(top[c], part[c]) for c < width.
 template <class U>
 inline void max_of(const U* __restrict part, int64_t width, U* __restrict top) {
     for (int64_t c = 0; c < width; ++c) top[c] = top[c] > part[c] ? top[c] : part[c];
 }
+// least[c] = min(least[c], part[c]) for c < width.
 template <class U>
 inline void min_of(const U* __restrict part, int64_t width, U* __restrict least) {
     for (int64_t c = 0; c < width; ++c) least[c] = least[c] < part[c] ? least[c] : part[c];
@@ -174,15 +175,14 @@ class Walker {
 public:
     using U = typename KeyT::type;
 
-    // `rows`: the most rows a walk will take (packed words need indices below 2^32 - 1).
+    // `rows`: the most rows a walk will take (packed words need indices below 2^31).
     Walker(int64_t panel, int64_t k, U flip, int64_t rows)
         : panel_(panel), k_(k), cap_(k <= SORTED_K ? k : std::max(2 * k, MIN_BUFFER)),
-          net_(sizeof(U) <= 4 && rows < PACKED_MAX_ROWS ? net_width(k) : 0), flip_(flip),
+          slots_(sizeof(U) <= 4 && rows < PACKED_MAX_ROWS ? slots_for(k) : 0), flip_(flip),
           top_(size_t(panel)), lo_(size_t(panel)), gate_(size_t(panel)), least_(size_t(panel)),
-          sub_(size_t(MAX_GROUPS * panel)), keys_(net_ ? 0 : size_t(panel * cap_)),
-          idx_(size_t(panel * cap_)), cnt_(size_t(panel)), words_(size_t(panel * net_)),
-          least_word_(net_ ? size_t(panel) : 0),
-          hits_(size_t(panel)), closed_(size_t(panel)) {}
+          sub_(size_t(MAX_GROUPS * panel)), keys_(slots_ ? 0 : size_t(panel * cap_)),
+          idx_(size_t(panel * cap_)), cnt_(size_t(panel)), words_(size_t(panel * slots_)),
+          least_word_(size_t(slots_ ? panel : 0)), hits_(size_t(panel)), closed_(size_t(panel)) {}
 
     // Walks columns [0, width) of the n rows at base + r * stride (row r, column c at
     // base[r * stride + c]); afterwards column c's k best are `best(c)`, best first when
@@ -190,10 +190,11 @@ public:
     void walk(const U* base, int64_t stride, int64_t n, int64_t width, bool sorted) {
         const int64_t k = k_;
         std::fill(cnt_.begin(), cnt_.begin() + width, int64_t(0));
-        for (int64_t c = 0; c < width * net_; c += net_) {
-            for (int64_t j = 0; j < net_; ++j) words_[size_t(c + j)] = j < k ? EMPTY_WORD + j : FREE_WORD;
+        for (int64_t c = 0; c < width; ++c) {
+            int64_t* w = words_.data() + c * slots_;
+            for (int64_t j = 0; j < slots_; ++j) w[j] = j < k ? EMPTY_WORD + j : FREE_WORD;
         }
-        if (net_) std::fill(least_word_.begin(), least_word_.begin() + width, EMPTY_WORD);
+        std::fill(least_word_.begin(), least_word_.end(), EMPTY_WORD);
         std::fill(lo_.begin(), lo_.begin() + width, U(0));
         std::fill(closed_.begin(), closed_.begin() + width, uint8_t(0));
         sampled_bounds(base, stride, n, width);
@@ -201,16 +202,16 @@ public:
         for (int64_t r0 = 0; r0 < n; r0 += COLUMN_ROWS) {
             const int64_t h = std::min(COLUMN_ROWS, n - r0);
             const int64_t groups = group_maxima(base, stride, r0, h, width);
-            switch (net_) {
-                case 8: insert_sorted<8>(base, stride, r0, h, groups, width); break;
-                case 16: insert_sorted<16>(base, stride, r0, h, groups, width); break;
-                case 32: insert_sorted<32>(base, stride, r0, h, groups, width); break;
+            switch (slots_) {
+                case 8: insert_small<8>(base, stride, r0, h, groups, width); break;
+                case 16: insert_small<16>(base, stride, r0, h, groups, width); break;
+                case 32: insert_small<32>(base, stride, r0, h, groups, width); break;
                 default:
-                    if (k <= SORTED_K) insert_sorted<0>(base, stride, r0, h, groups, width);
+                    if (k <= SORTED_K) insert_small<0>(base, stride, r0, h, groups, width);
                     else insert_buffered(base, stride, r0, h, groups, width);
             }
         }
-        if (net_) unpack_words(width);
+        if (slots_) unpack_words(width);
         for (int64_t c = 0; c < width; ++c) {
             const int64_t count = cnt_[size_t(c)];
             if (count < k) throw std::logic_error("axisops._core: a column kept fewer than k");
@@ -224,7 +225,7 @@ public:
 
 private:
     int64_t panel_, k_, cap_;
-    int net_;  // words a column keeps (8, 16 or 32) when packed, else 0
+    int slots_;  // packed words a column keeps (8, 16 or 32), or 0 for (key, index) pairs
     U flip_;
     std::vector<U> top_, lo_, gate_, least_, sub_, keys_;
     std::vector<int64_t> idx_, cnt_, words_, least_word_;
@@ -233,12 +234,12 @@ private:
 
     U key(U bits) const { return KeyT::of(bits, flip_); }
 
-    static int net_width(int64_t k) { return k <= 8 ? 8 : k <= 16 ? 16 : k <= SORTED_K ? 32 : 0; }
+    static int slots_for(int64_t k) { return k <= 8 ? 8 : k <= 16 ? 16 : k <= SORTED_K ? 32 : 0; }
 
     // The packed columns' k best, sorted best first, to idx (and their counts to cnt).
     void unpack_words(int64_t width) {
         for (int64_t c = 0; c < width; ++c) {
-            int64_t* w = words_.data() + c * net_;
+            int64_t* w = words_.data() + c * slots_;
             int64_t* idx = idx_.data() + c * cap_;
             int64_t count = 0;
             for (int64_t j = 0; j < k_; ++j) count = insert_word(w, count, k_, w[j]);
@@ -307,8 +308,8 @@ private:
         return groups;
     }
 
-    // Small k: each column keeps its k best sorted (insertion), so its bound is exact; keys
-    // below lo (the sampled bound) are refused before that. Only the sub-groups whose maximum
+    // Small k: each column keeps its k best, so its bound is exact; keys below lo (the
+    // sampled bound) are refused before that. Only the sub-groups whose maximum
     // beats the column's k-th best so far are read (an equal key comes later, so it loses the
     // tie). gate[c] is the least key that can still enter column c (lo[c], then its k-th
     // best + 1): one contiguous array, so the check of every column per group is one
@@ -317,8 +318,8 @@ private:
     // W > 0: the column's k best are packed words in W slots (`replace_least`, no branch);
     // W == 0: (key, index) pairs by `insert_later`, kept sorted (keys of 64 bits).
     template <int W>
-    void insert_sorted(const U* base, int64_t stride, int64_t r0, int64_t h, int64_t groups,
-                       int64_t width) {
+    void insert_small(const U* base, int64_t stride, int64_t r0, int64_t h, int64_t groups,
+                      int64_t width) {
         const int64_t k = k_, cap = cap_, panel = panel_;
         const U flip = flip_;
         const U* top = top_.data();
@@ -465,10 +466,9 @@ void topk_columns(const TopKJob<KeyT>& job, int threads) {
         panel = std::min(inner, std::max<int64_t>(16, ceil_div(inner, threads)));
     const int64_t per_outer = ceil_div(inner, panel);
     const int64_t count = s.outer * per_outer;
-    const int parts = count * panel * n >= PARALLEL_MIN ? threads : 1;
-    const int64_t per = panels_per_task(count, panel * n, parts);
-    const int64_t tasks = ceil_div(count, per);
-    parallel_for(tasks, parts, [&](int64_t t) {
+    const int use = count * panel * n >= PARALLEL_MIN ? threads : 1;
+    const int64_t per = panels_per_task(count, panel * n, use);
+    parallel_for(ceil_div(count, per), use, [&](int64_t t) {
         Walker<KeyT> walker(panel, k, job.flip, n);
         for (int64_t p = t * per; p < std::min(count, (t + 1) * per); ++p) {
             const int64_t o = p / per_outer;
