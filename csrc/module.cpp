@@ -23,6 +23,10 @@
 namespace nb = nanobind;
 using namespace axisops;
 
+namespace axisops {
+void bind_scan_testing(nb::module_& m);  // topk/scan_testing.cpp
+}
+
 namespace {
 
 using AnyIn = nb::ndarray<nb::ro, nb::device::cpu>;
@@ -178,4 +182,5 @@ NB_MODULE(AXISOPS_MODULE, m) {
           nb::arg("threads"));
     m.def("gather", &py_gather, nb::arg("x"), nb::arg("index"), nb::arg("dim"), nb::arg("out"),
           nb::arg("threads"), nb::arg("ahead"));
+    bind_scan_testing(m);
 }
