@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "gather/positions.hpp"
@@ -36,8 +37,7 @@ namespace axisops {
 
 // GATHER_BLOCK (request.hpp), output elements per block of positions: the buffer
 // (GATHER_BLOCK + PREFETCH_DISTANCE 8-byte positions, 18 KiB) stays within a 32 KiB L1.
-// Measured with the Numba kernels: 2048 and 4096 equally fast, 256-1024 3-15% slower (the
-// look-ahead re-read per block weighs more).
+// Measured with the Numba kernels: 2048 and 4096 equally fast, 256-1024 3-15% slower.
 
 namespace gather_detail {
 
@@ -62,19 +62,24 @@ inline int64_t row_offset(const Sequences& s, int64_t q) {
 }  // namespace gather_detail
 
 // The block path. Each block's positions are computed with the next `ahead` ones (the
-// prefetch window), all checked before any read of x. The next block reads its first
-// `ahead` values again and checks them again (carrying them over measured no faster with
-// the Numba kernels); only the positions a block computed itself are copied from.
+// prefetch window), all checked before any read of x. The window's positions are carried
+// over to the front of the buffer for the next block, so every index value is read once
+// and only checked positions are ever copied from.
 template <class T, class I>
 int64_t gather_blocks(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
-    const std::unique_ptr<int64_t[]> pos(new int64_t[size_t(GATHER_BLOCK + job.ahead)]);
+    const std::unique_ptr<int64_t[]> buffer(new int64_t[size_t(GATHER_BLOCK + job.ahead)]);
+    int64_t* const pos = buffer.get();
+    int64_t have = 0;  // pos[:have]: the positions of elements s .. s + have - 1, checked
     for (int64_t s = t0; s < t1; s += GATHER_BLOCK) {
         const int64_t count = std::min(GATHER_BLOCK, t1 - s);
         const int64_t look = std::min(count + job.ahead, t1 - s);
-        if (!positions(job, s, look, pos.get())) return first_bad(job, s, s + look);
+        if (!positions(job, s + have, look - have, pos + have))
+            return first_bad(job, s + have, s + look);
         if (s == t0)  // the first reads, which no earlier block hinted
             for (int64_t e = 0; e < std::min(job.ahead, count); ++e) prefetch(job.x + pos[e]);
-        gather_detail::copy_block(job.x, pos.get(), count, look, job.ahead, job.out + s);
+        gather_detail::copy_block(job.x, pos, count, look, job.ahead, job.out + s);
+        have = look - count;
+        std::memmove(pos, pos + count, size_t(have) * sizeof(int64_t));
     }
     return -1;
 }

@@ -25,8 +25,8 @@ struct GatherRequest {
 // is non-empty). Returns -1, or the output element (a flat position of the index in C
 // order) at or before which a value outside [-n, n-1] ([0, n-1] for unsigned types) was
 // read (for an index nobody changes meanwhile: the first such value in C order); the
-// output is then meaningless. No read ever leaves x, whatever the index holds,
-// even while another thread rewrites it.
+// output is then meaningless. No read ever leaves x, whatever the index holds, even while
+// another thread rewrites it.
 int64_t gather(const GatherRequest& req);
 
 }  // namespace axisops
