@@ -33,6 +33,11 @@
 #include "gather/prefetch.hpp"
 #include "gather/request.hpp"
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
+#pragma GCC push_options
+#pragma GCC target("prefer-vector-width=256")  // as in positions.hpp, which says why
+#endif
+
 namespace axisops {
 
 // GATHER_BLOCK (request.hpp), output elements per block of positions: the buffer
@@ -168,3 +173,7 @@ int64_t gather_rows(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
 }
 
 }  // namespace axisops
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
+#pragma GCC pop_options
+#endif
