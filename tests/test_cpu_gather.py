@@ -23,6 +23,7 @@ import axisops
 from axisops import _core
 from axisops.kernels import cpu
 from axisops.validation import ArrayMeta, gather_spec
+from gather_race_script import _torn
 from subprocess_helpers import run_python
 from test_gather_by_blocks import _save, reads  # noqa: F401 (``reads`` is a fixture)
 
@@ -539,3 +540,37 @@ def test_a_bad_value_in_a_late_box_is_named_by_the_core(tmp_path, reads):  # noq
     with pytest.raises(axisops.IndexOutOfRangeError, match=re.escape("index[19999, 1]=40000")):
         axisops.gather_file(tmp_path / "x.npy", 0, tmp_path / "i.npy",
                             out=tmp_path / "out.npy", chunk_bytes=32 * 1024, backend="cpu")
+
+
+
+X_RACE = np.arange(64 * 1000, dtype=np.int64).reshape(64, 1000)
+
+
+@pytest.mark.parametrize("dtype, states, at, got, torn", [
+    # seen in CI: int64 994 (A) and -320 (B) read as -286 = 994's low byte, -320's others
+    ("int64", (994, -320, -1002), (61, 701), 61714, True),
+    # seen in CI: int32 -649 (A) and 856 (B) read as 887 = -649's low byte, 856's others
+    ("int32", (-649, 856, 2**31 - 1), (47, 831), 47887, True),
+    ("uint64", (5, 700, 2**63 + 5), (3, 9), 3000 + 700, True),
+    ("uint64", (5, 700, 2**63 + 5), (3, 9), 3000 + 701, False),  # byte 0 is 0xbd: no state's
+    ("int64", (994, -320, -1002), (61, 701), 62714, False),  # the next row of x
+    ("int64", (994, -320, -1002), (61, 701), 61715, False),  # a neighbour's value, not torn
+    ("int64", (994, -320, -1002), (61, 701), 64000, False),  # outside x
+    ("int64", (994, -320, -1002), (61, 701), -1, False),
+])
+def test_the_race_script_accepts_a_torn_index_value_and_nothing_else(dtype, states, at, got,
+                                                                       torn):
+    """A value whose bytes mix the states written at that element is a read the kernel
+    must honour; a value from another row, outside x, or with a byte no state holds is
+    a wrong read, and the race script still fails on it."""
+    arrays = [np.full((64, 4096), v, dtype) for v in states]
+    assert _torn(X_RACE, 1, at, got, arrays) is torn
+
+
+def test_the_public_api_and_directml_survive_an_index_rewritten_by_another_thread():
+    """The same race through ``axisops.gather`` and DirectML's execute (whose buffers the
+    caller owns), one and several threads; in a subprocess, so a crash fails here."""
+    done = run_python(["gather_race_script.py", "40", "api:1", "api:3", "directml:2"],
+                      timeout=300)
+    assert done.returncode == 0, done.explain()
+    assert done.stdout.count("rows=") == 3, done.explain()
