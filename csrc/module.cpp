@@ -23,6 +23,10 @@
 namespace nb = nanobind;
 using namespace axisops;
 
+namespace axisops {
+void bind_scan_testing(nb::module_& m);  // topk/scan_testing.cpp
+}
+
 namespace {
 
 using AnyIn = nb::ndarray<nb::ro, nb::device::cpu>;
@@ -89,7 +93,8 @@ std::string py_topk_strategy(AnyIn x, int axis, int64_t k, int threads) {
     return axisops::topk_strategy(req);
 }
 
-int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_t ahead) {
+int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_t ahead,
+                  int64_t task) {
     GatherRequest req;
     req.x = view_of(x);
     req.index = view_of(index);
@@ -112,6 +117,7 @@ int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_
     req.out = out.data();
     req.threads = threads < 1 ? 1 : threads;
     req.ahead = ahead < 0 ? 0 : ahead;
+    req.task = task < 0 ? 0 : task;
     nb::gil_scoped_release unlocked;
     return axisops::gather(req);
 }
@@ -165,6 +171,7 @@ NB_MODULE(AXISOPS_MODULE, m) {
     m.attr("ISA") = AXISOPS_ISA_NAME;
     m.attr("COMPILER") = AXISOPS_COMPILER;
     m.attr("BUILD") = AXISOPS_BUILD_TYPE;
+    m.attr("GATHER_BLOCK") = GATHER_BLOCK;
     m.def("cpu_levels", &cpu_levels,
           "The instruction-set levels this CPU (and its OS) can run, lowest first.");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");
@@ -177,5 +184,6 @@ NB_MODULE(AXISOPS_MODULE, m) {
     m.def("topk_strategy", &py_topk_strategy, nb::arg("x"), nb::arg("axis"), nb::arg("k"),
           nb::arg("threads"));
     m.def("gather", &py_gather, nb::arg("x"), nb::arg("index"), nb::arg("dim"), nb::arg("out"),
-          nb::arg("threads"), nb::arg("ahead"));
+          nb::arg("threads"), nb::arg("ahead"), nb::arg("task") = 0);
+    bind_scan_testing(m);
 }

@@ -7,6 +7,9 @@
 
 namespace axisops {
 
+// Output elements per block of positions in the gather kernels (kernels.hpp says why).
+constexpr int64_t GATHER_BLOCK = 2048;
+
 struct GatherRequest {
     View x;      // raw bits, itemsize 1, 2, 4, 8 or 16; same rank as the index
     View index;  // any integer type of itemsize 1, 2, 4 or 8
@@ -15,13 +18,15 @@ struct GatherRequest {
     void* out = nullptr;  // C-ordered, the index's shape, x's itemsize
     int threads = 1;
     int64_t ahead = 0;  // prefetch distance in reads (0: no hints)
+    int64_t task = 0;   // output elements per task (0: the driver's choice; for tests)
 };
 
 // Runs `req` (x.shape[d] >= index.shape[d] for d != dim, x.shape[dim] > 0 when the index
 // is non-empty). Returns -1, or the output element (a flat position of the index in C
 // order) at or before which a value outside [-n, n-1] ([0, n-1] for unsigned types) was
-// read; the output is then meaningless. No read ever leaves x, whatever the index holds,
-// even while another thread rewrites it.
+// read (for an index nobody changes meanwhile: the first such value in C order); the
+// output is then meaningless. No read ever leaves x, whatever the index holds, even while
+// another thread rewrites it.
 int64_t gather(const GatherRequest& req);
 
 }  // namespace axisops

@@ -17,8 +17,6 @@ and every strategy returns the same bits; tests force each one with ``strategy=`
 
 from __future__ import annotations
 
-from math import prod
-
 import numpy as np
 
 from ..config import get_num_threads
@@ -95,25 +93,34 @@ def gather_prefetch_distance(x_bytes: int) -> int:
     return PREFETCH_DISTANCE if 2 * x_bytes > data_cache_bytes(2) else 0
 
 
-def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
+def gather(x: np.ndarray, index: np.ndarray, spec: GatherSpec, *,
+           task: int | None = None) -> np.ndarray:
     """Gather for a validated spec: each index value is checked as it is used.
 
     No separate bounds pass: the kernel checks every value it turns into a position, so
     no other thread rewriting ``index`` meanwhile can make it read outside ``x``.  When
     a value is out of range nothing is returned: the error names the first offender in
     C order, or, when the index no longer holds one (it was changed during the call),
-    where the kernel met one.
+    where the kernel met one.  ``task`` (output elements per task) is for tests.
     """
     out = np.empty(spec.out_shape, spec.out_dtype)
     if out.size == 0:
         return out
     x, index = _addressable(x), _addressable(index)
-    span = prod(s for s in x.shape) * x.itemsize
-    stop = _kernels().gather(_raw(x), index, spec.dim, _raw(out), get_num_threads(),
-                             gather_prefetch_distance(span))
+    ahead = gather_prefetch_distance(_span_bytes(x, index.shape, spec.dim))
+    stop = _kernels().gather(_raw(x), index, spec.dim, _raw(out), get_num_threads(), ahead,
+                             task or 0)
     if stop >= 0:
         _raise_index_error(index, spec, stop)
     return out
+
+
+def _span_bytes(x: np.ndarray, shape: tuple[int, ...], dim: int) -> int:
+    """The bytes of memory the gather can read: ``x`` restricted to the index's ``shape``
+    (every dimension but ``dim``), from its lowest to its highest element."""
+    extent = [n if d == dim else s for d, (n, s) in enumerate(zip(x.shape, shape))]
+    span = 1 + sum(abs(st) * (e - 1) for st, e in zip(x.strides, extent)) // x.itemsize
+    return span * x.itemsize
 
 
 def _raise_index_error(index: np.ndarray, spec: GatherSpec, stop: int) -> None:

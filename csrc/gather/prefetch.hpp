@@ -1,0 +1,32 @@
+// `prefetch(p)`: a hint that the element at `p` will be read soon, into the second-level
+// cache. It never faults and changes no result; the kernels only ever hint positions that
+// lie inside x (checked or clamped), so even the hint stays inside the array.
+//
+// Random reads (a gather's x[index]) spend most of their time waiting for memory; asking
+// for an element a few hundred reads before it is needed keeps many reads in flight. The
+// hint asks for the L2, not the L1 (GCC/Clang locality 2: prefetcht1 on x86, PLDL2KEEP on
+// Arm): a few hundred lines in flight would fill much of a 32-48 KiB L1 and evict the
+// kernel's own working set, and the L1 tracks only a couple of dozen outstanding misses,
+// while the L2 holds them many times over. Measured with the Numba kernels on Zen 4, one
+// thread, random float32 gathers: the L2 hint took about half the time of the L1 and
+// non-temporal hints wherever x was larger than the L2 (x of 16 MiB: 2.5 against 6.0 ms a
+// million reads; 10M reads from 40 MiB: 47 ms against 96).
+#pragma once
+
+#if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
+#include <xmmintrin.h>
+#endif
+
+namespace axisops {
+
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 0, 2);  // read, second-level cache
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+#else
+    (void)p;  // no portable hint: the reads still happen, only without look-ahead
+#endif
+}
+
+}  // namespace axisops
