@@ -19,8 +19,8 @@ import threading
 import numpy as np
 
 import axisops
+from axisops.engines import cpu
 from axisops.errors import IndexOutOfRangeError
-from axisops.kernels import cpu
 from axisops.validation import ArrayMeta, gather_spec
 from gather_race_script import _cases, _check, _invalid, _mutate
 

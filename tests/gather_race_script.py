@@ -28,8 +28,8 @@ import threading
 import numpy as np
 
 import axisops
+from axisops.engines import cpu
 from axisops.errors import IndexOutOfRangeError
-from axisops.kernels import cpu
 
 
 def _invalid(rng, n, dtype, size):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import axisops
 from axisops import _core
-from axisops.kernels import cpu
+from axisops.engines import cpu
 from axisops.validation import ArrayMeta, topk_spec
 
 from oracle import assert_same_bits

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import axisops
 from axisops import _core
-from axisops.kernels import cpu
+from axisops.engines import cpu
 from axisops.validation import ArrayMeta, gather_spec
 from gather_race_script import _torn
 from subprocess_helpers import run_python

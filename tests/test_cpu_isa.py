@@ -13,7 +13,7 @@ import pytest
 
 import axisops
 from axisops import _core
-from axisops.kernels import cpu
+from axisops.engines import cpu
 from axisops.validation import ArrayMeta, gather_spec, topk_spec
 
 LEVELS = _core.available_levels()

@@ -301,7 +301,7 @@ def _host_kernel(spec: TopKSpec) -> Any:
     axis = spec.axis - len(spec.shape)
 
     def run(_context: Any, out: Any, x: Any) -> None:
-        from ...ops import topk
+        from ...api import topk
 
         values, indices = topk(np.asarray(x), spec.k, axis, largest=spec.largest,
                                sorted=spec.sorted, index_dtype=out[1].dtype)
