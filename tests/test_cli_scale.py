@@ -19,6 +19,7 @@ import axisops
 import disk
 from axisops.cli.main import main
 from axisops.cli.ops_commands import run_gather, run_topk
+from axisops.streaming import progress
 from axisops.streaming.boxes import Box, contiguous_runs, plan_boxes, slab_boxes
 from axisops.streaming.errors import FileError
 from axisops.streaming.progress import DELAY_SECONDS, progress_bar
@@ -248,7 +249,8 @@ def test_progress_goes_to_stderr_only_when_asked_or_on_a_terminal(big, capsys):
     args = ["topk", big / "g_rows.npy", "-k", "3", "--chunk-bytes", "4096", "-o", big / "p.npz"]
     status, out, err = in_process(capsys, *args, "--progress")
     assert status == 0 and len(out.splitlines()) == 1 and json.loads(out)["chunks"] == 8
-    assert "topk:" in err and "32.0k [" in err
+    last = err.splitlines()[-1]  # the bar's final line: the whole job, in decimal units
+    assert last.startswith("topk: 100% |") and "32.8 kB / 32.8 kB" in last, err
     for extra in ([], ["--no-progress"]):
         status, out, err = in_process(capsys, *args, *extra)
         assert status == 0 and len(out.splitlines()) == 1 and err == ""
@@ -270,6 +272,47 @@ def test_default_progress_waits_a_second_and_needs_a_terminal():
     with progress_bar(10, True, stream=stream, desc="topk") as bar:
         bar.update(10)
     assert "topk" in stream.getvalue()
+
+
+def test_a_shown_bar_ends_at_100_percent_on_a_line_of_its_own(monkeypatch):
+    """The last update may fall inside the redraw interval (and the work may count a
+    little short of the total): closing draws the finished state all the same."""
+    clock = iter(range(1000))
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock) * 0.01)
+    stream = _Terminal()
+    with progress_bar(3_000_000_000, True, stream=stream, desc="gather") as bar:
+        for _ in range(29):
+            bar.update(100_000_000)  # 2.9 GB counted, redraws at most every 0.1 s
+    text = stream.getvalue()
+    assert text.endswith("\n") and text.count("\n") == 1  # one line, redrawn in place
+    final = text.rsplit("\r", 1)[-1]
+    assert final.startswith("gather: 100% |" + "#" * progress.WIDTH + "| 3.0 GB / 3.0 GB [")
+    assert text.count("\r") < 29  # not every update redrew
+
+
+def test_into_a_file_a_forced_bar_writes_its_first_and_last_lines_only():
+    stream = io.StringIO()
+    with progress_bar(5000, True, stream=stream, unit="block") as bar:
+        for _ in range(5000):
+            bar.update(1)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("  0% |") and "1 block / " in lines[0]
+    assert lines[1].startswith("100% |") and "5,000 blocks / 5,000 blocks" in lines[1]
+
+
+def test_an_interrupted_bar_ends_where_the_work_stopped():
+    stream = io.StringIO()
+    with pytest.raises(KeyboardInterrupt), progress_bar(1000, True, stream=stream) as bar:
+        bar.update(250)
+        raise KeyboardInterrupt
+    assert stream.getvalue().splitlines()[-1].startswith(" 25% |")
+
+
+@pytest.mark.parametrize("count, text", [(0, "0 B"), (999, "999 B"), (1000, "1.0 kB"),
+                                         (32768, "32.8 kB"), (2 * 10**9, "2.0 GB"),
+                                         (5 * 10**15, "5.0 PB"), (7 * 10**18, "7000.0 PB")])
+def test_sizes_are_in_decimal_units(count, text):
+    assert progress.size_text(count) == text
 
 
 def test_a_failed_write_leaves_nothing(tmp_path):

@@ -95,7 +95,14 @@ def native(dtype: np.dtype) -> np.dtype:
 
 def bfloat16() -> np.dtype:
     """``ml_dtypes.bfloat16`` as a NumPy dtype (imports ml_dtypes on first use)."""
-    import ml_dtypes
+    try:
+        import ml_dtypes
+    except ImportError:
+        from .errors import UnsupportedDTypeError
+
+        raise UnsupportedDTypeError(
+            "bfloat16 arrays need the ml_dtypes package, which is not installed "
+            "(pip install ml_dtypes; JAX and axisops[torch] install it)") from None
 
     return np.dtype(ml_dtypes.bfloat16)
 

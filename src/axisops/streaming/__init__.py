@@ -32,8 +32,8 @@ How it works, module by module (the first two are the public surface):
 
 Every box and merge runs a spec derived from the one validated per call, on the
 engine picked once per call (:class:`~axisops.engines.base.Engine`), and top-k
-merges are :mod:`axisops.merge`'s, the same as the Dask engine's.  zarr, dask and
-tqdm are imported only when used.
+merges are :mod:`axisops.merge`'s, the same as the Dask engine's.  zarr and dask
+are imported only when used.
 """
 
 from __future__ import annotations

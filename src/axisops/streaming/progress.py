@@ -1,21 +1,47 @@
-"""The progress bar of long jobs: tqdm on stderr, never on stdout.
+"""The progress bar of long jobs: one line on stderr, never on stdout.
 
 ``mode=None`` (the command line's default) shows the bar only when stderr is
-a terminal and the work has run for about a second (tqdm's ``delay``), so
-short runs and pipelines print nothing extra.  ``True`` (``--progress``)
+a terminal and the work has run for about a second (:data:`DELAY_SECONDS`),
+so short runs and pipelines print nothing extra.  ``True`` (``--progress``)
 forces it on, at once, even into a file or a pipe; ``False``
 (``--no-progress``, and the Python API's default) turns it off.
+
+A bar that was shown ends at 100% with the job, on a line of its own:
+closing it draws the final state before the newline, whatever the redraw
+interval skipped.  Sizes are in decimal units (kB, MB, GB: powers of 1000),
+as disks and network links are sold.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import IO, Any
+import time
+from types import TracebackType
+from typing import IO
 
-__all__ = ["DELAY_SECONDS", "progress_bar"]
+__all__ = ["DELAY_SECONDS", "ProgressBar", "progress_bar", "size_text"]
 
 #: How long work runs before the default bar appears.
 DELAY_SECONDS = 1.0
+#: The least time between two redraws on a terminal.
+REDRAW_SECONDS = 0.1
+#: Characters of the bar itself.
+WIDTH = 24
+_UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
+
+
+def size_text(count: float, unit: str = "B") -> str:
+    """``count`` for a person: bytes in decimal units, other units as plain counts.
+
+    >>> size_text(2_000_000_000), size_text(999), size_text(1500), size_text(12, "block")
+    ('2.0 GB', '999 B', '1.5 kB', '12 blocks')
+    """
+    if unit != "B":
+        return f"{count:,.0f} {unit}{'' if count == 1 else 's'}"
+    scaled, step = float(count), 0
+    while scaled >= 1000 and step < len(_UNITS) - 1:
+        scaled, step = scaled / 1000, step + 1
+    return f"{scaled:.0f} B" if step == 0 else f"{scaled:.1f} {_UNITS[step]}"
 
 
 def _is_terminal(stream: IO[str]) -> bool:
@@ -25,30 +51,87 @@ def _is_terminal(stream: IO[str]) -> bool:
         return False
 
 
+class ProgressBar:
+    """A one-line bar counting to ``total``; use it as a context manager and call
+    :meth:`update`.  ``disable`` says it never draws; ``delay`` is how long work runs
+    before it first does."""
+
+    def __init__(self, total: int, *, unit: str, desc: str, stream: IO[str], disable: bool,
+                 delay: float) -> None:
+        self.total, self.unit, self.desc, self.stream = max(0, int(total)), unit, desc, stream
+        self.disable, self.delay = disable, delay
+        self.done = 0
+        self._start = time.monotonic()
+        self._drawn_at: float | None = None  # when the line was last drawn (None: never)
+        self._terminal = _is_terminal(stream)
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close(finished=kind is None)
+
+    def update(self, count: int) -> None:
+        """Count ``count`` more units of work done."""
+        self.done += count
+        if self.disable:
+            return
+        now = time.monotonic()
+        if now - self._start < self.delay:
+            return
+        if self._drawn_at is not None and now - self._drawn_at < REDRAW_SECONDS:
+            return
+        if self._drawn_at is not None and not self._terminal:
+            return  # a file or a pipe gets the first line and the last, not every step
+        self._draw(now, end="")
+
+    def close(self, finished: bool = True) -> None:
+        """End the bar: a bar that was drawn (or a forced one) draws its final state, at
+        100% when the work is ``finished``, and ends its line."""
+        if self.disable:
+            return
+        if finished:
+            self.done = max(self.done, self.total)
+        if self._drawn_at is None and self.delay > 0:
+            return  # the work ended before the bar was due: nothing was shown
+        self._draw(time.monotonic(), end="\n")
+
+    def _draw(self, now: float, end: str) -> None:
+        self._drawn_at = now
+        share = 1.0 if self.total == 0 else min(1.0, self.done / self.total)
+        filled = round(share * WIDTH)
+        elapsed = now - self._start
+        rate = f", {size_text(self.done / elapsed, self.unit)}/s" if elapsed > 0 else ""
+        line = (f"{self.desc + ': ' if self.desc else ''}{share:4.0%} "
+                f"|{'#' * filled}{' ' * (WIDTH - filled)}| "
+                f"{size_text(self.done, self.unit)} / {size_text(self.total, self.unit)} "
+                f"[{elapsed:.1f} s{rate}]")
+        prefix = "\r" if self._terminal else ""
+        try:
+            self.stream.write(f"{prefix}{line}\033[K{end}" if self._terminal else line + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # stderr closed: the job goes on without its bar
+            self.disable = True
+
+
 def progress_bar(total: int, mode: bool | None, *, unit: str = "B", desc: str = "",
-                 stream: IO[str] | None = None, leave: bool = False) -> Any:
-    """A tqdm bar counting to ``total`` (bytes by default).
+                 stream: IO[str] | None = None) -> ProgressBar:
+    """A bar counting to ``total`` (bytes by default) on ``stream`` (stderr).
 
-    ``mode`` is ``None`` (a terminal and work over a second), ``True`` (always)
-    or ``False`` (never).  ``leave`` keeps the finished bar on screen.  Use it
-    as a context manager and call ``update(n)``.
+    ``mode`` is ``None`` (a terminal and work over a second), ``True`` (always,
+    at once) or ``False`` (never).
 
-    >>> with progress_bar(10, False) as bar:
-    ...     bar.update(10)
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with progress_bar(2_000_000_000, True, desc="topk", stream=out) as bar:
+    ...     bar.update(1_000_000_000)
+    >>> out.getvalue().splitlines()[-1].startswith("topk: 100% |")
+    True
+    >>> "2.0 GB / 2.0 GB" in out.getvalue()
+    True
     """
-    from tqdm import tqdm
-
     stream = sys.stderr if stream is None else stream
     disable = not _is_terminal(stream) if mode is None else not mode
-    return tqdm(
-        total=total,
-        unit=unit,
-        unit_scale=unit == "B",
-        unit_divisor=1024 if unit == "B" else 1000,
-        desc=desc or None,
-        file=stream,
-        disable=disable,
-        delay=DELAY_SECONDS if mode is None else 0.0,
-        leave=leave,
-        dynamic_ncols=True,
-    )
+    return ProgressBar(total, unit=unit, desc=desc, stream=stream, disable=disable,
+                       delay=DELAY_SECONDS if mode is None else 0.0)

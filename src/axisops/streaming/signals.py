@@ -33,8 +33,8 @@ Three rules make this hold whenever the signal arrives:
   printing the result and renaming the output into place.  A signal that
   arrives inside is held (``signal.pthread_sigmask`` blocks it for this
   thread) and acted on when the section ends.  The mask alone is not enough:
-  the kernel may hand a process-directed signal to another thread (tqdm's
-  monitor, a kernel pool), whose C handler flags it for the main thread; so
+  the kernel may hand a process-directed signal to another thread (a kernel
+  pool's worker), whose C handler flags it for the main thread; so
   the Python handler also defers while a section is open.
 - **Truthful.** The message says whether the output had already been put in
   place (:func:`output_committed`).
