@@ -26,7 +26,7 @@ from ..validation import GatherSpec, TopKSpec, check_index_values, raise_index_e
 from .base import Engine
 
 __all__ = ["ENGINE", "PREFETCH_DISTANCE", "STRATEGIES", "CpuEngine", "gather",
-           "gather_prefetch_distance", "strategy", "topk"]
+           "gather_prefetch_distance", "strategy", "topk", "topk_into"]
 
 #: every strategy :func:`topk` takes (see ``csrc/topk/driver.cpp``).
 STRATEGIES = ("insert", "scan", "radix", "columns", "split", "column-split")
@@ -66,18 +66,40 @@ def _raw(x: np.ndarray) -> np.ndarray:
 
 
 def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
-         segment: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k of ``x`` for a validated ``spec`` (``strategy`` and ``segment`` for tests)."""
-    values = np.empty(spec.out_shape, spec.out_dtype)
-    indices = np.empty(spec.out_shape, np.int64)
+         segment: int | None = None,
+         out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k of ``x`` for a validated ``spec`` (``strategy`` and ``segment`` for tests).
+
+    ``out``: ``(values, indices)`` for the kernel to write into, C-contiguous, of the
+    out shape, ``values`` of the out dtype and ``indices`` int64 (returned as given).
+    """
+    if out is None:
+        values = np.empty(spec.out_shape, spec.out_dtype)
+        indices = np.empty(spec.out_shape, np.int64)
+    else:
+        values, indices = out
     if spec.k > 0 and values.size > 0:
         x = _addressable(x)
         _kernels().topk(_raw(x), _kind(spec.out_dtype), spec.axis, spec.k, spec.largest,
                         spec.sorted, _raw(values), indices, get_num_threads(), strategy or "",
                         segment or 0)
-    if spec.index_dtype != np.int64:
+    if out is None and spec.index_dtype != np.int64:
         indices = indices.astype(spec.index_dtype)
     return values, indices
+
+
+def topk_into(x: np.ndarray, spec: TopKSpec, values: np.ndarray, indices: np.ndarray) -> None:
+    """:func:`topk` into ``values`` and ``indices``: in place where the kernel can write
+    them (C-contiguous; values of the out dtype, indices int64), else through a copy."""
+    direct_values = values.flags.c_contiguous and values.dtype == spec.out_dtype
+    direct_indices = indices.flags.c_contiguous and indices.dtype == np.int64
+    v = values if direct_values else np.empty(spec.out_shape, spec.out_dtype)
+    i = indices if direct_indices else np.empty(spec.out_shape, np.int64)
+    topk(x, spec, out=(v, i))
+    if not direct_values:
+        values[...] = v
+    if not direct_indices:
+        indices[...] = i
 
 
 def strategy(x: np.ndarray, spec: TopKSpec) -> str:
@@ -142,6 +164,10 @@ class CpuEngine(Engine):
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
         return gather(x, index, spec)
+
+    def topk_into(self, x: np.ndarray, spec: TopKSpec, values: np.ndarray,
+                  indices: np.ndarray) -> None:
+        topk_into(x, spec, values, indices)
 
 
 ENGINE = CpuEngine()
