@@ -202,6 +202,63 @@ struct KthScratch {
     }
 };
 
+// Bounds for the next sequence of a task, from this one's: rows of one array are often
+// alike, and then keys that bracketed this row's rank r by a margin bracket the next row's
+// too, more tightly than a sample can. A miss only costs a pass (a sample then takes over).
+template <class K>
+struct KthHint {
+    bool valid = false;
+    K lo = 0, hi = 0;
+};
+
+// Collects, while a selection narrows (its bands' bounds, its pivots), keys whose ranks
+// bracket r, and keeps for each side the tightest one at least `want` ranks away (twice
+// the margin), or failing that the widest one at least `need` away (the margin: `sigmas`
+// deviations of the rank's spread between rows alike). Passing on bounds twice the margin
+// away keeps the next row's bounds at least the margin away with high probability, so
+// rows alike keep their hints.
+template <class K>
+struct HintMarks {
+    struct Side {
+        int64_t pref_gap = INT64_MAX, fall_gap = -1;
+        K pref = 0, fall = 0;
+
+        void offer(K key, int64_t gap, int64_t want, int64_t need) {
+            if (gap >= want && gap < pref_gap) {
+                pref_gap = gap;
+                pref = key;
+            }
+            if (gap >= need && gap > fall_gap) {
+                fall_gap = gap;
+                fall = key;
+            }
+        }
+        bool found() const { return pref_gap != INT64_MAX || fall_gap >= 0; }
+        K key() const { return pref_gap != INT64_MAX ? pref : fall; }
+    };
+    int64_t r = 0;
+    int64_t need = 0, want = 0;
+    bool open_lo = false, open_hi = false;  // near an end: no key is far enough, no bound
+    Side lo, hi;
+
+    HintMarks(int64_t n, int64_t r_, double sigmas) : r(r_) {
+        const double p = (double(r_) + 0.5) / double(n);
+        need = int64_t(std::ceil(sigmas * std::sqrt(double(n) * p * (1.0 - p)))) + 1;
+        want = 2 * need;
+        open_lo = r < want;
+        open_hi = n - 1 - r < want;
+    }
+    // `key` with `below` keys of the sequence below it: a lower bound.
+    void lower(K key, int64_t below) { lo.offer(key, r - below, want, need); }
+    // `key` with `upto` keys of the sequence at or below it: an upper bound.
+    void upper(K key, int64_t upto) { hi.offer(key, upto - 1 - r, want, need); }
+    void into(KthHint<K>& hint) const {
+        hint.valid = (open_lo || lo.found()) && (open_hi || hi.found());
+        hint.lo = open_lo ? K(0) : lo.key();
+        hint.hi = open_hi ? K(~K(0)) : hi.key();
+    }
+};
+
 // Below this many candidates, the final search is by value (rank_key).
 constexpr int64_t KTH_PIVOT_MIN = 48;
 // A pivot search that has not finished after this many rounds (data built against its
@@ -214,13 +271,17 @@ constexpr int KTH_PIVOT_ROUNDS = 40;
 // a binary search over key values finishes. Buffers as select_candidates'.
 template <class K>
 uint32_t pivot_select(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int64_t m,
-                      int64_t r) {
+                      int64_t r, int64_t offset = 0, HintMarks<K>* marks = nullptr) {
     for (int round = 0; m >= KTH_PIVOT_MIN && round < KTH_PIVOT_ROUNDS; ++round) {
         const K a = keys[m / 4], b = keys[m / 2], c = keys[m - 1 - m / 4];
         const K p = std::max(std::min(a, b), std::min(std::max(a, b), c));
         int64_t lt, le;
         count_le2(keys, m, K(p - 1), p, lt, le);
         if (p == 0) lt = 0;
+        if (marks) {
+            marks->lower(p, offset + lt);
+            marks->upper(p, offset + le);
+        }
         if (r >= lt && r < le) return idx[locate_eq(keys, m, p, r - lt)];
         const bool lower = r < lt;
         Band band;
@@ -228,7 +289,10 @@ uint32_t pivot_select(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int
                   spare_k, spare_i, m, band);
         std::swap(keys, spare_k);
         std::swap(idx, spare_i);
-        if (!lower) r -= le;
+        if (!lower) {
+            r -= le;
+            offset += le;
+        }
         m = band.in;
     }
     K lo, hi;
@@ -238,47 +302,15 @@ uint32_t pivot_select(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int
     return idx[locate_eq(keys, m, v, r - below)];
 }
 
-// Bounds for the next sequence of a task, from this one's: rows of one array are often
-// alike, and then the keys that bracketed rank r here bracket it there too, more tightly
-// than a sample can. A miss only costs a pass (the sample then takes over).
-template <class K>
-struct KthHint {
-    bool valid = false;
-    K lo = 0, hi = 0;
-};
-
-// Picks, among the bands a selection went through (widest first), the tightest whose
-// ranks here extend at least `margin` either side of r: enough for another sequence's
-// rank r to fall inside too, by the rank's spread between sequences alike.
-template <class K>
-struct HintPick {
-    int64_t r = 0;
-    int64_t margin = 0;
-    bool found = false;
-    K lo = 0, hi = 0;
-
-    HintPick(int64_t n, int64_t r_, double sigmas) : r(r_) {
-        const double p = (double(r_) + 0.5) / double(n);
-        margin = int64_t(std::ceil(sigmas * std::sqrt(double(n) * p * (1.0 - p)))) + 1;
-    }
-    void offer(K lo_, K hi_, int64_t below, int64_t in) {
-        if (r - below >= margin && below + in - 1 - r >= margin) {
-            found = true;
-            lo = lo_;
-            hi = hi_;
-        }
-    }
-};
-
 // The candidate of rank r among m candidates keys[:m]/idx[:m] (in index order, keys in
-// [lo, hi], of ranks from `offset` in their sequence): narrowed by samples while that pays,
-// then searched by value. Returns its index (idx[p]). `keys`/`idx` and `spare_k`/`spare_i`
-// (each m + BAND_SLACK long) are both overwritten. Each band it narrows to is offered to
-// `pick` (if any).
+// [lo, hi], ranks from `offset` on in their sequence): narrowed by samples while that
+// pays, then searched by pivots. Returns its index (idx[p]). `keys`/`idx` and
+// `spare_k`/`spare_i` (each m + BAND_SLACK long) are both overwritten. The bounds met on
+// the way are offered to `marks`.
 template <class K>
 uint32_t select_candidates(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int64_t m,
                            int64_t r, K lo, K hi, double sigmas, std::vector<K>& sample,
-                           int64_t offset = 0, HintPick<K>* pick = nullptr) {
+                           int64_t offset = 0, HintMarks<K>* marks = nullptr) {
     while (m > KTH_FINAL && lo < hi) {
         const int64_t s = std::min(kth_sample_size(m), m / 4);
         sample.resize(size_t(s));
@@ -297,10 +329,13 @@ uint32_t select_candidates(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i
         offset += band.below;
         lo = nlo;
         hi = nhi;
-        if (pick) pick->offer(lo, hi, offset, m);
+        if (marks) {
+            marks->lower(lo, offset);
+            marks->upper(hi, offset + m);
+        }
     }
     if (lo == hi) return idx[r];  // every candidate has the same key
-    return pivot_select(keys, idx, spare_k, spare_i, m, r);
+    return pivot_select(keys, idx, spare_k, spare_i, m, r, offset, marks);
 }
 
 // The position of the element of stable rank r among the n keys of a small tile: a

@@ -217,6 +217,18 @@ void partition_span(const K* keys, int64_t begin, int64_t len, const U* src, int
 template <class K>
 void count_segments(const K* keys, int64_t begin, int64_t len, const Ranked<K>* piv, size_t t,
                     int64_t* counts) {
+    if (t == 1) {  // those before the pivot's index precede it at equal keys, the others not
+        const K pk = piv[0].key;
+        const int64_t pi = piv[0].index, end = begin + len;
+        const int64_t cut = std::min(std::max(pi, begin), end);
+        const int64_t before = cut - begin;
+        int64_t first = count_le(keys, before, pk);
+        const int64_t from = cut == pi && pi < end ? pi + 1 : cut;
+        first += count_lt(keys + (from - begin), end - from, pk);
+        counts[0] += first;
+        counts[1] += len - (from - cut) - first;
+        return;
+    }
     for (int64_t j = 0; j < len; ++j) {
         const size_t s = segment_of(piv, t, keys[j], begin + j);
         if (s <= t) ++counts[s];
