@@ -91,9 +91,12 @@ inline void pass_scalar(const K* keys, const uint32_t* idx, uint32_t base, int64
 }
 
 #ifdef AXISOPS_BAND_AVX512
-inline int64_t pass_avx512(const uint32_t* keys, const uint32_t* idx, uint32_t base,
-                           int64_t count, uint32_t lo, uint32_t hi, uint32_t* out_k,
-                           uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
+// The vector passes; `load(j)` gives keys j .. j + lanes - 1 (stored ones, or ones computed
+// from the elements' bits on the way).
+template <class Load>
+inline int64_t pass_avx512_32(Load load, const uint32_t* idx, uint32_t base, int64_t count,
+                              uint32_t lo, uint32_t hi, uint32_t* out_k, uint32_t* out_i,
+                              int64_t cap, Band& band, Ahead& ahead) {
     const __m512i vlo = _mm512_set1_epi32(int(lo));
     const __m512i vrange = _mm512_set1_epi32(int(hi - lo));
     const __m512i step = _mm512_set1_epi32(16);
@@ -104,7 +107,7 @@ inline int64_t pass_avx512(const uint32_t* keys, const uint32_t* idx, uint32_t b
     Ahead pre = ahead;  // a local copy: the vector stores may alias anything
     int64_t j = 0;
     for (; j + 16 <= count; j += 16) {
-        const __m512i k = _mm512_loadu_si512(keys + j);
+        const __m512i k = load(j);
         const __m512i i = idx ? _mm512_loadu_si512(idx + j) : vidx;
         const __mmask16 lt = _mm512_cmplt_epu32_mask(k, vlo);
         const __mmask16 in = _mm512_cmple_epu32_mask(_mm512_sub_epi32(k, vlo), vrange);
@@ -123,9 +126,10 @@ inline int64_t pass_avx512(const uint32_t* keys, const uint32_t* idx, uint32_t b
     return j;
 }
 
-inline int64_t pass_avx512(const uint64_t* keys, const uint32_t* idx, uint32_t base,
-                           int64_t count, uint64_t lo, uint64_t hi, uint64_t* out_k,
-                           uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
+template <class Load>
+inline int64_t pass_avx512_64(Load load, const uint32_t* idx, uint32_t base, int64_t count,
+                              uint64_t lo, uint64_t hi, uint64_t* out_k, uint32_t* out_i,
+                              int64_t cap, Band& band, Ahead& ahead) {
     const __m512i vlo = _mm512_set1_epi64(int64_t(lo));
     const __m512i vrange = _mm512_set1_epi64(int64_t(hi - lo));
     const __m256i step = _mm256_set1_epi32(8);
@@ -135,7 +139,7 @@ inline int64_t pass_avx512(const uint64_t* keys, const uint32_t* idx, uint32_t b
     Ahead pre = ahead;
     int64_t j = 0;
     for (; j + 8 <= count; j += 8) {
-        const __m512i k = _mm512_loadu_si512(keys + j);
+        const __m512i k = load(j);
         const __m256i i =
             idx ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j)) : vidx;
         const __mmask8 lt = _mm512_cmplt_epu64_mask(k, vlo);
@@ -154,6 +158,20 @@ inline int64_t pass_avx512(const uint64_t* keys, const uint32_t* idx, uint32_t b
     band.below = below;
     band.in = m;
     return j;
+}
+
+inline int64_t pass_avx512(const uint32_t* keys, const uint32_t* idx, uint32_t base,
+                           int64_t count, uint32_t lo, uint32_t hi, uint32_t* out_k,
+                           uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
+    return pass_avx512_32([keys](int64_t j) { return _mm512_loadu_si512(keys + j); }, idx, base,
+                          count, lo, hi, out_k, out_i, cap, band, ahead);
+}
+
+inline int64_t pass_avx512(const uint64_t* keys, const uint32_t* idx, uint32_t base,
+                           int64_t count, uint64_t lo, uint64_t hi, uint64_t* out_k,
+                           uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
+    return pass_avx512_64([keys](int64_t j) { return _mm512_loadu_si512(keys + j); }, idx, base,
+                          count, lo, hi, out_k, out_i, cap, band, ahead);
 }
 #endif
 
@@ -181,6 +199,45 @@ inline void band_pass(const K* keys, const uint32_t* idx, uint32_t base, int64_t
                       K hi, K* out_k, uint32_t* out_i, int64_t cap, Band& band) {
     Ahead none;
     band_pass(keys, idx, base, count, lo, hi, out_k, out_i, cap, band, none);
+}
+
+// Whether band_pass_of runs as one vector loop here (keys as wide as the elements' bits,
+// on AVX-512), rather than widening into a buffer first.
+template <class B>
+constexpr bool band_fuses() {
+#ifdef AXISOPS_BAND_AVX512
+    return sizeof(B) == 4 || sizeof(B) == 8;
+#else
+    return false;
+#endif
+}
+
+// band_pass over the keys key_of(src[j]) of count unit-stride elements (indices base + j),
+// each vector of keys computed from the bits in registers, not stored and read back.
+// Only where band_fuses<B>().
+template <class K, class B, class KeyOf>
+inline void band_pass_of(const B* src, KeyOf key_of, uint32_t base, int64_t count, K lo, K hi,
+                         K* out_k, uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
+    static_assert(band_fuses<B>() && sizeof(B) == sizeof(K), "no fused pass here");
+    int64_t from = 0;
+#ifdef AXISOPS_BAND_AVX512
+    constexpr int lanes = int(64 / sizeof(K));
+    auto load = [src, key_of](int64_t j) {
+        alignas(64) K t[lanes];
+        for (int l = 0; l < lanes; ++l) t[l] = K(key_of(src[j + l]));
+        return _mm512_load_si512(t);
+    };
+    if constexpr (sizeof(K) == 4)
+        from = band_detail::pass_avx512_32(load, nullptr, base, count, lo, hi, out_k, out_i,
+                                           cap, band, ahead);
+    else
+        from = band_detail::pass_avx512_64(load, nullptr, base, count, lo, hi, out_k, out_i,
+                                           cap, band, ahead);
+#endif
+    K tail[64];
+    for (int64_t j = from; j < count; ++j) tail[j - from] = K(key_of(src[j]));
+    band_detail::pass_scalar(tail, static_cast<const uint32_t*>(nullptr), uint32_t(base + from),
+                             0, count - from, lo, hi, out_k, out_i, cap, band, ahead);
 }
 
 // Counters as wide as the keys, so the counting loops vectorise lane for lane (the arrays

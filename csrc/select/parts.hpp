@@ -50,16 +50,15 @@ struct PartedSeq {
             body(p, buf.data());
         });
     }
-    // f(keys, begin, len, ahead) for the chunks of [begin, end), their keys widened into
-    // `buf`; `ahead` prefetches, while f works, the chunk PREFETCH_CHUNKS after this one
-    // (past the end, the memory `then` spans: the next sequence), so reads are issued far
-    // enough ahead to keep memory streaming.
+    // f(begin, len, ahead) for the chunks of [begin, end); `ahead` prefetches, while f
+    // works, the chunk PREFETCH_CHUNKS after this one (past the end, the memory `then`
+    // spans: the next sequence), so reads are issued far enough ahead to keep memory
+    // streaming.
     template <class F>
-    void chunks(int64_t begin, int64_t end, K* buf, F&& f, Ahead then = Ahead()) const {
+    void spans(int64_t begin, int64_t end, F&& f, Ahead then = Ahead()) const {
         const int64_t line = 64;
         for (int64_t b = begin; b < end; b += SELECT_CHUNK) {
             const int64_t len = std::min(SELECT_CHUNK, end - b);
-            fill_wide<KeyT>(src + b * stride, stride, len, buf);
             Ahead ahead;
             const int64_t to = b + PREFETCH_CHUNKS * SELECT_CHUNK;  // elements
             if (stride == 1 && to < end) {
@@ -71,8 +70,34 @@ struct PartedSeq {
                     ahead = Ahead(then.at + std::max<int64_t>(skip, 0),
                                   std::min(SELECT_CHUNK * int64_t(sizeof(U)), left));
             }
-            f(static_cast<const K*>(buf), b, len, ahead);
+            f(b, len, ahead);
         }
+    }
+    // f(keys, begin, len, ahead) likewise, the chunk's keys widened into `buf`.
+    template <class F>
+    void chunks(int64_t begin, int64_t end, K* buf, F&& f, Ahead then = Ahead()) const {
+        spans(
+            begin, end,
+            [&](int64_t b, int64_t len, Ahead& ahead) {
+                fill_wide<KeyT>(src + b * stride, stride, len, buf);
+                f(static_cast<const K*>(buf), b, len, ahead);
+            },
+            then);
+    }
+    // band_pass over elements [b, b + len): straight from the bits where that fuses, else
+    // through `buf`.
+    void band(int64_t b, int64_t len, K lo, K hi, K* out_k, uint32_t* out_i, int64_t cap,
+              Band& band, Ahead& ahead, K* buf) const {
+        if constexpr (band_fuses<U>() && sizeof(U) == sizeof(K)) {
+            if (stride == 1) {
+                band_pass_of(src + b, [](U u) { return KeyT::of(u); }, uint32_t(b), len, lo, hi,
+                             out_k, out_i, cap, band, ahead);
+                return;
+            }
+        }
+        fill_wide<KeyT>(src + b * stride, stride, len, buf);
+        band_pass(static_cast<const K*>(buf), static_cast<const uint32_t*>(nullptr),
+                  uint32_t(b), len, lo, hi, out_k, out_i, cap, band, ahead);
     }
     template <class F>
     void part_chunks(int64_t p, K* buf, F&& f) const {
@@ -154,11 +179,11 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
         Band band;
         auto pass = [&]() {
             band = Band();
-            seq.chunks(
-                0, n, sc.buf.data(),
-                [&](const K* keys, int64_t begin, int64_t len, Ahead& pre) {
-                    band_pass(keys, static_cast<const uint32_t*>(nullptr), uint32_t(begin), len,
-                              lo, hi, c.ka.data(), c.ia.data(), n, band, pre);
+            seq.spans(
+                0, n,
+                [&](int64_t begin, int64_t len, Ahead& pre) {
+                    seq.band(begin, len, lo, hi, c.ka.data(), c.ia.data(), n, band, pre,
+                             sc.buf.data());
                 },
                 ahead);
             return r >= band.below && r < band.below + band.in;
@@ -240,7 +265,8 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
         uint32_t dummy_i[BAND_SLACK + 1];
         int64_t at = 0, room = 0, used = 0;  // the current block
         bool full = false;
-        seq.part_chunks(p, buf, [&](const K* keys_in, int64_t begin, int64_t len, Ahead& pre) {
+        seq.spans(seq.parts.begin(p), seq.parts.end(p), [&](int64_t begin, int64_t len,
+                                                            Ahead& pre) {
             if (!full && used + len + BAND_SLACK > room) {
                 if (used > 0) pb.runs.emplace_back(at, used);
                 const int64_t size = std::max(len + BAND_SLACK, PARTED_BLOCK);
@@ -251,12 +277,11 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
             }
             Band chunk;
             if (!full) {
-                band_pass(keys_in, static_cast<const uint32_t*>(nullptr), uint32_t(begin), len, lo,
-                          hi, keys + at + used, idx + at + used, len, chunk, pre);
+                seq.band(begin, len, lo, hi, keys + at + used, idx + at + used, len, chunk, pre,
+                         buf);
                 used += chunk.in;
             } else {
-                band_pass(keys_in, static_cast<const uint32_t*>(nullptr), uint32_t(begin), len, lo,
-                          hi, dummy_k, dummy_i, 0, chunk, pre);
+                seq.band(begin, len, lo, hi, dummy_k, dummy_i, 0, chunk, pre, buf);
                 pb.overflow = pb.overflow || chunk.in > 0;
             }
             pb.band.below += chunk.below;
