@@ -215,6 +215,17 @@ def test_kthvalue_every_layout(dtype, layout):
                 _check_kth(x, axis, k, strategy=strategy, segment=100)
 
 
+@pytest.mark.parametrize("sigmas", [0.0, 8.0])
+def test_kthvalue_rows_past_their_candidate_room(sigmas):
+    # Rows of 600k elements of three values: a band holds a third of a row or more, past
+    # the candidates' room (an eighth), so the row locates its element among the equal
+    # keys (a band of one key), or the radix select answers.
+    n = 600_000
+    x = np.random.default_rng(7).integers(-1, 2, (2, n)).astype(np.float32)
+    for k in (1, n // 3, n // 2, n - 1, n):
+        _check_kth(x, 1, k, strategy="rows", sigmas=sigmas)
+
+
 def test_kthvalue_one_dimension_and_long_rows(threads):
     x = _data("float32", (250_000,), seed=8, width=8)
     for t in (1, 2, 3):

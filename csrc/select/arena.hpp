@@ -1,6 +1,8 @@
 // Large scratch memory kept from one call to the next, so a call does not fault its pages
-// in again (zeroing them is a pass over memory of its own). One buffer is kept; a call that
-// finds it taken (another call running, or a lock held across a fork) allocates its own.
+// in again (zeroing them is a pass over memory of its own). One buffer of at most
+// ARENA_KEEP_MAX bytes is kept (a larger one is freed: a sort of a 10M-element row would
+// otherwise hold 160 MB for good); a call that finds it taken (another call running, or a
+// lock held across a fork) allocates its own.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,8 @@
 #include <mutex>
 
 namespace axisops {
+
+constexpr size_t ARENA_KEEP_MAX = size_t(64) << 20;
 
 class Arena {
 public:
@@ -29,7 +33,7 @@ public:
     }
     ~Arena() {
         std::unique_lock<std::mutex> hold(lock(), std::try_to_lock);
-        if (hold.owns_lock() && bytes_ > kept_bytes()) {
+        if (hold.owns_lock() && bytes_ > kept_bytes() && bytes_ <= ARENA_KEEP_MAX) {
             kept() = std::move(mem_);
             kept_bytes() = bytes_;
         }

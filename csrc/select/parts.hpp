@@ -158,6 +158,10 @@ struct RowScratch {
     KthScratch<K> cand;
 };
 
+// A row's candidates have room for this share of it (at least ROW_CAP_MIN): beyond, a band
+// holds a value repeated throughout, located directly, or the radix select takes over.
+constexpr int64_t ROW_CAP_SHARE = 8, ROW_CAP_MIN = 1 << 16;
+
 // The index of the element of stable rank r of a sequence of n < 2^32 elements, on this
 // thread. `hint` (if any) holds bounds from the task's previous sequence and leaves with
 // bounds for its next one; `ahead` prefetches the next sequence meanwhile; `force_radix`
@@ -174,7 +178,8 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
     }
     if (!force_radix) {
         KthScratch<K>& c = sc.cand;
-        c.reserve(n);
+        const int64_t cap = std::min(n, std::max(ROW_CAP_MIN, n / ROW_CAP_SHARE));
+        c.reserve(cap);
         K lo = 0, hi = 0;
         Band band;
         auto pass = [&]() {
@@ -182,7 +187,7 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
             seq.spans(
                 0, n,
                 [&](int64_t begin, int64_t len, Ahead& pre) {
-                    seq.band(begin, len, lo, hi, c.ka.data(), c.ia.data(), n, band, pre,
+                    seq.band(begin, len, lo, hi, c.ka.data(), c.ia.data(), cap, band, pre,
                              sc.buf.data());
                 },
                 ahead);
@@ -201,6 +206,12 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
             for (int64_t i = 0; i < s; ++i) c.sample[size_t(i)] = seq.key(sample_at(i, s, n));
             sample_band(c.sample.data(), s, r, n, sigmas, lo, hi);
             hit = pass();
+        }
+        if (hit && band.in > cap) {  // more candidates than room: a few values repeated
+            if (hint) hint->valid = false;
+            if (lo != hi) return seq.radix_select(r, key_bytes);
+            const int64_t j = r - band.below;  // the j-th key equal to lo
+            return j < cap ? int64_t(c.ia[size_t(j)]) : seq.locate(lo, j, {band.in});
         }
         if (hit) {
             HintMarks<K> marks(n, r, sigmas);

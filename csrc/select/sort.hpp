@@ -322,15 +322,20 @@ void sort_parted_as(const SortJob<KeyT>& job, int64_t q, int shift, int threads)
 constexpr int64_t SORT_PARTS_PER_THREAD = 4;
 constexpr int SORT_PART_SHIFT_MIN = 15;
 
+// At most this many parts (each pass keeps, per part, a histogram per part it sends to).
+constexpr int64_t SORT_PARTS_MAX = 64;
+
 template <class KeyT>
 void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threads) {
+    const int64_t n = job.seqs.n;
     int shift = SORT_PART_SHIFT_MIN;
     if (segment > 0) {
         shift = 0;
         while ((int64_t(1) << (shift + 1)) <= segment) ++shift;
     } else {
-        while ((job.seqs.n >> shift) >= SORT_PARTS_PER_THREAD * threads) ++shift;
+        while ((n >> shift) >= SORT_PARTS_PER_THREAD * threads) ++shift;
     }
+    while (((n - 1) >> shift) + 1 > SORT_PARTS_MAX) ++shift;
     if constexpr (sizeof(typename KeyT::type) <= 4) {
         if (job.packed()) return sort_parted_as<KeyT, uint64_t>(job, q, shift, threads);
     }
