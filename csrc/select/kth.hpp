@@ -5,18 +5,21 @@
 // index order (the tie rule of common/order.hpp, which the sort's stable radix passes also
 // realise). Finding v:
 //
-// 1. a deterministic sample (jittered strides, so periodic data cannot fool it) gives two
-//    keys lo <= hi whose ranks bracket r with high probability (`sample_band`);
+// 1. two keys lo <= hi whose ranks bracket r with high probability: from a deterministic
+//    sample (`sample_band`; jittered strides, so periodic data cannot fool it), or, for a
+//    row of a task, from the keys the task's previous row met (`KthHint`);
 // 2. one pass (`band_pass`) counts the keys below lo and collects the (key, index)
 //    candidates in [lo, hi], in index order;
-// 3. if r falls among them, the candidates are narrowed the same way until few are left,
-//    and v is found by a binary search over key values (`rank_key`, counting passes over
-//    those few), its index by counting equal keys (`locate_eq`);
-// 4. if the bounds missed (r below or above the band) or the candidates would not fit
-//    their buffer, an exact radix select (`radix_key`: one histogram pass per 8-bit digit,
-//    most significant first) finds v instead.
-// Every step is exact, so the result never depends on the sample, the parts, the threads
-// or the path taken; only the time does.
+// 3. if r falls among them, many candidates are narrowed the same way (a sample of them, a
+//    band pass over them), and the last few hundred searched by a quickselect whose rounds
+//    are counting and compressing passes (`pivot_select`), its last few dozen by a binary
+//    search over key values (`rank_key`); the index of the key found comes from counting
+//    the equal keys before it (`locate_eq`);
+// 4. if the bounds missed (r below or above the band), or the candidates would not fit
+//    their room, an exact radix select (`radix_key`: one histogram pass per 8-bit digit,
+//    most significant first) finds v instead (a band of one key needs no search at all).
+// Every step is exact, so the result never depends on the sample, the hint, the parts, the
+// threads or the path taken; only the time does.
 #pragma once
 
 #include <algorithm>
@@ -29,8 +32,8 @@
 
 namespace axisops {
 
-// At most this many candidates are searched by value directly: a binary search costs one
-// counting pass per key bit, cheap over a few hundred keys.
+// Up to this many candidates go to the pivot search; more are narrowed by a sample first.
+// Sequences this short are searched by value directly.
 constexpr int64_t KTH_FINAL = 512;
 // The sampled band's half-width in standard deviations of the sample rank (the bounds
 // miss with probability about 2 * 0.13% at 3).
