@@ -3,7 +3,8 @@
 // - `band_pass`: one pass that counts the keys below `lo` and appends every (key, index)
 //   with lo <= key <= hi to a candidate buffer, in index order. On AVX-512 a block of 16 (or
 //   8) keys is two compares, a population count and compressions into registers stored in
-//   full (so the buffers carry `BAND_SLACK` spare slots); elsewhere a branch-free loop;
+//   full (so the buffers carry `BAND_SLACK` spare slots); on AVX2 (32-bit keys) the same
+//   with permutations from a table for the compression; elsewhere a branch-free loop;
 // - `count_le`, `count_lt`, `count_eq`: plain counting loops, which the compiler vectorises;
 // - `locate_eq`: where the j-th key equal to v lies;
 // - `key_range`: the smallest and the largest key.
@@ -17,6 +18,9 @@
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 #include <immintrin.h>
 #define AXISOPS_BAND_AVX512 1
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define AXISOPS_BAND_AVX2 1
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
 #include <immintrin.h>
 #endif
@@ -185,6 +189,66 @@ inline int64_t pass_avx512(const uint64_t* keys, const uint32_t* idx, uint32_t b
 }
 #endif
 
+#ifdef AXISOPS_BAND_AVX2
+// AVX2 has no compress instruction: for each 8-bit mask a table gives the lanes it keeps,
+// in order, one byte each.
+struct KeepTable {
+    uint64_t lanes[256] = {};
+    constexpr KeepTable() {
+        for (int mask = 0; mask < 256; ++mask) {
+            uint64_t packed = 0;
+            int at = 0;
+            for (int lane = 0; lane < 8; ++lane)
+                if (mask & (1 << lane)) packed |= uint64_t(lane) << (8 * at++);
+            lanes[mask] = packed;
+        }
+    }
+};
+inline constexpr KeepTable KEEP{};
+
+// The vector pass over 32-bit keys, 8 at a time (unsigned compares as signed ones on keys
+// with the sign bit flipped).
+inline int64_t pass_avx2(const uint32_t* keys, const uint32_t* idx, uint32_t base,
+                         int64_t count, uint32_t lo, uint32_t hi, uint32_t* out_k,
+                         uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
+    const __m256i sign = _mm256_set1_epi32(int(0x80000000u));
+    const __m256i vlo = _mm256_set1_epi32(int(lo));
+    const __m256i lo_s = _mm256_xor_si256(vlo, sign);
+    const __m256i range_s = _mm256_set1_epi32(int((hi - lo) ^ 0x80000000u));
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i vidx = _mm256_add_epi32(_mm256_set1_epi32(int(base)),
+                                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    int64_t below = band.below, m = band.in;
+    Ahead pre = ahead;
+    int64_t j = 0;
+    for (; j + 8 <= count; j += 8) {
+        const __m256i k = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + j));
+        const __m256i i =
+            idx ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + j)) : vidx;
+        const __m256i t_s = _mm256_xor_si256(_mm256_sub_epi32(k, vlo), sign);
+        const __m256i out = _mm256_cmpgt_epi32(t_s, range_s);  // above the band or below it
+        const __m256i lt = _mm256_cmpgt_epi32(lo_s, _mm256_xor_si256(k, sign));
+        const int in = ~_mm256_movemask_ps(_mm256_castsi256_ps(out)) & 0xFF;
+        if (m <= cap) {
+            const __m256i perm = _mm256_cvtepu8_epi32(
+                _mm_cvtsi64_si128(static_cast<long long>(KEEP.lanes[in])));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_k + m),
+                                _mm256_permutevar8x32_epi32(k, perm));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_i + m),
+                                _mm256_permutevar8x32_epi32(i, perm));
+        }
+        below += _mm_popcnt_u32(unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(lt))));
+        m += _mm_popcnt_u32(unsigned(in));
+        vidx = _mm256_add_epi32(vidx, step);
+        if ((j & 15) == 0) pre.next();
+    }
+    ahead = pre;
+    band.below = below;
+    band.in = m;
+    return j;
+}
+#endif
+
 }  // namespace band_detail
 
 // Adds to `band` the keys[:count] below lo and those in [lo, hi], appending the latter (key
@@ -196,9 +260,13 @@ template <class K>
 inline void band_pass(const K* keys, const uint32_t* idx, uint32_t base, int64_t count, K lo,
                       K hi, K* out_k, uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
     int64_t from = 0;
-#ifdef AXISOPS_BAND_AVX512
+#if defined(AXISOPS_BAND_AVX512)
     from = band_detail::pass_avx512(keys, idx, base, count, lo, hi, out_k, out_i, cap, band,
                                     ahead);
+#elif defined(AXISOPS_BAND_AVX2)
+    if constexpr (sizeof(K) == 4)
+        from = band_detail::pass_avx2(keys, idx, base, count, lo, hi, out_k, out_i, cap, band,
+                                      ahead);
 #endif
     band_detail::pass_scalar(keys, idx, base, from, count, lo, hi, out_k, out_i, cap, band,
                              ahead);
