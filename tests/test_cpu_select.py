@@ -286,6 +286,16 @@ def test_partition_every_dtype_and_strategy(dtype, strategy, segment):
             _check_partition(x, 1, kth, strategy=strategy, segment=segment)
 
 
+@pytest.mark.parametrize("sigmas", [0.01, 0.0, 8.0])
+@pytest.mark.parametrize("dtype", WIDE, ids=str)
+def test_partition_split_whatever_the_selection_took(dtype, sigmas):
+    # A split partition counts each part's sides from the selection's candidates, or,
+    # after the exact fallback (bands of 0.01 deviations miss), by a counting pass.
+    x = _data(dtype, (2, 6000), seed=12)
+    for kth in (0, 1, 2999, 5998, 5999, [10, 3000]):
+        _check_partition(x, 1, kth, strategy="split", segment=700, sigmas=sigmas)
+
+
 @pytest.mark.parametrize("layout", ALL_LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("uint64"), np.dtype("int16")],
                          ids=str)

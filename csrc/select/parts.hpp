@@ -241,11 +241,14 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
 constexpr int64_t PARTED_CAP_SHARE = 32, PARTED_CAP_MIN = 1 << 16, PARTED_BLOCK = 1 << 14;
 
 // The index of the element of stable rank r of a long sequence, by parts across threads.
+// `preceding` (if any) receives, per part, how many of its elements come before the answer
+// in the stable order, when the candidates tell (it is left empty otherwise).
 template <class KeyT>
 int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double sigmas,
-                      bool force_radix) {
+                      bool force_radix, std::vector<int64_t>* preceding = nullptr) {
     using K = Wide<typename KeyT::type>;
     const int64_t n = seq.n();
+    if (preceding) preceding->clear();
     if (force_radix || n >= int64_t(UINT32_MAX)) return seq.radix_select(r, key_bytes);
     const int64_t s = kth_sample_size(n);
     std::vector<K> sample(static_cast<size_t>(s));
@@ -328,7 +331,20 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
             m += run.second;
         }
     }
-    return int64_t(select_candidates(ka, ia, kb, ib, in, r - below, lo, hi, sigmas, sample));
+    const uint32_t i = select_candidates(ka, ia, kb, ib, in, r - below, lo, hi, sigmas, sample);
+    if (preceding) {  // the parts' candidates are still in their blocks
+        const K v = seq.key(int64_t(i));
+        preceding->assign(size_t(parts), 0);
+        for (int64_t p = 0; p < parts; ++p) {
+            const PartBand& pb = found[size_t(p)];
+            int64_t c = pb.band.below;
+            for (const auto& run : pb.runs)
+                for (int64_t j = run.first; j < run.first + run.second; ++j)
+                    c += int64_t(keys[j] < v || (keys[j] == v && idx[j] < i));
+            (*preceding)[size_t(p)] = c;
+        }
+    }
+    return int64_t(i);
 }
 
 }  // namespace axisops

@@ -126,20 +126,31 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
         const Parts parts(n, req.segment > 0 ? req.segment : SELECT_PART);
         std::vector<Ranked<K>> piv(t);
         std::vector<std::vector<int64_t>> counts(static_cast<size_t>(parts.count));
+        std::vector<int64_t> preceding;
         for (int64_t q = 0; q < seqs.count(); ++q) {
             const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads};
             for (size_t p = 0; p < t; ++p) {
-                const int64_t i = select_parted(seq, req.kths[p], key_bytes, sigmas, false);
+                const int64_t i = select_parted(seq, req.kths[p], key_bytes, sigmas, false,
+                                                t == 1 ? &preceding : nullptr);
                 piv[p] = {seq.key(i), i};
             }
-            seq.each_part([&](int64_t p, K* tile) {
-                std::vector<int64_t>& c = counts[size_t(p)];
-                c.assign(t + 1, 0);
-                seq.plain_chunks(seq.parts.begin(p), seq.parts.end(p), tile,
-                                 [&](const K* keys, int64_t begin, int64_t len) {
-                    count_segments(keys, begin, len, piv.data(), t, c.data());
+            if (t == 1 && !preceding.empty()) {  // the selection counted each part's sides
+                for (int64_t p = 0; p < parts.count; ++p) {
+                    const int64_t len = parts.end(p) - parts.begin(p);
+                    const bool has = piv[0].index >= parts.begin(p) && piv[0].index < parts.end(p);
+                    counts[size_t(p)] = {preceding[size_t(p)],
+                                         len - int64_t(has) - preceding[size_t(p)]};
+                }
+            } else {
+                seq.each_part([&](int64_t p, K* tile) {
+                    std::vector<int64_t>& c = counts[size_t(p)];
+                    c.assign(t + 1, 0);
+                    seq.plain_chunks(seq.parts.begin(p), seq.parts.end(p), tile,
+                                     [&](const K* keys, int64_t begin, int64_t len) {
+                        count_segments(keys, begin, len, piv.data(), t, c.data());
+                    });
                 });
-            });
+            }
             std::vector<Segments> starts(static_cast<size_t>(parts.count), Segments(req.kths));
             for (int64_t p = 1; p < parts.count; ++p)
                 for (size_t s = 0; s <= t; ++s)
