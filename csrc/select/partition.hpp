@@ -86,14 +86,17 @@ void split_scalar(const K* keys, int64_t begin, int64_t len, bool before_pivot, 
 // split_scalar for 32-bit elements, unit strides: blocks of 16 compressed into two streams
 // with masked stores (exact: nothing is written past a stream's end). Returns how many
 // elements it did.
-inline int64_t split_avx512(const uint32_t* keys, int64_t begin, int64_t len, bool before_pivot,
-                            uint32_t pk, const uint32_t* src, uint32_t* ov, int64_t* oi,
-                            int64_t& lo, int64_t& hi) {
+// `load(j)` gives the keys of elements begin + j .. begin + j + 15 (stored ones, or ones
+// computed from the bits on the way).
+template <class Load>
+inline int64_t split_avx512_32(Load load, int64_t begin, int64_t len, bool before_pivot,
+                               uint32_t pk, const uint32_t* src, uint32_t* ov, int64_t* oi,
+                               int64_t& lo, int64_t& hi) {
     const __m512i vpk = _mm512_set1_epi32(int(pk));
     const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     int64_t a = lo, b = hi, j = 0;
     for (; j + 16 <= len; j += 16) {
-        const __m512i k = _mm512_loadu_si512(keys + j);
+        const __m512i k = load(j);
         const __mmask16 m = before_pivot ? _mm512_cmple_epu32_mask(k, vpk)
                                          : _mm512_cmplt_epu32_mask(k, vpk);
         const __mmask16 nm = __mmask16(~m);
@@ -129,14 +132,15 @@ inline int64_t split_avx512(const uint32_t* keys, int64_t begin, int64_t len, bo
 }
 
 // The same for 64-bit elements, blocks of 8.
-inline int64_t split_avx512(const uint64_t* keys, int64_t begin, int64_t len, bool before_pivot,
-                            uint64_t pk, const uint64_t* src, uint64_t* ov, int64_t* oi,
-                            int64_t& lo, int64_t& hi) {
+template <class Load>
+inline int64_t split_avx512_64(Load load, int64_t begin, int64_t len, bool before_pivot,
+                               uint64_t pk, const uint64_t* src, uint64_t* ov, int64_t* oi,
+                               int64_t& lo, int64_t& hi) {
     const __m512i vpk = _mm512_set1_epi64(int64_t(pk));
     const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     int64_t a = lo, b = hi, j = 0;
     for (; j + 8 <= len; j += 8) {
-        const __m512i k = _mm512_loadu_si512(keys + j);
+        const __m512i k = load(j);
         const __mmask8 m = before_pivot ? _mm512_cmple_epu64_mask(k, vpk)
                                         : _mm512_cmplt_epu64_mask(k, vpk);
         const __mmask8 nm = __mmask8(~m);
@@ -159,6 +163,15 @@ inline int64_t split_avx512(const uint64_t* keys, int64_t begin, int64_t len, bo
     hi = b;
     return j;
 }
+
+template <class Load, class U>
+inline int64_t split_vector(Load load, int64_t begin, int64_t len, bool before_pivot, U pk,
+                            const U* src, U* ov, int64_t* oi, int64_t& lo, int64_t& hi) {
+    if constexpr (sizeof(U) == 4)
+        return split_avx512_32(load, begin, len, before_pivot, pk, src, ov, oi, lo, hi);
+    else
+        return split_avx512_64(load, begin, len, before_pivot, pk, src, ov, oi, lo, hi);
+}
 #endif
 
 template <class U, class K>
@@ -169,12 +182,37 @@ void split(const K* keys, int64_t begin, int64_t len, bool before_pivot, K pk, c
 #ifdef AXISOPS_BAND_AVX512
     if constexpr (sizeof(U) == sizeof(K)) {
         if (stride == 1 && step == 1)
-            done = split_avx512(keys, begin, len, before_pivot, pk, src,
-                                ov ? ov + row : nullptr, oi ? oi + row : nullptr, lo, hi);
+            done = split_vector([keys](int64_t j) { return _mm512_loadu_si512(keys + j); }, begin,
+                                len, before_pivot, U(pk), src, ov ? ov + row : nullptr,
+                                oi ? oi + row : nullptr, lo, hi);
     }
 #endif
     split_scalar(keys + done, begin + done, len - done, before_pivot, pk, src, stride, ov, oi,
                  row, step, lo, hi);
+}
+
+// split for unit-stride elements of 32 or 64 bits on AVX-512 (band_fuses), their keys
+// computed from the bits in registers; `buf` (len keys) serves the tail.
+template <class KeyT>
+void split_of(const typename KeyT::type* src, int64_t begin, int64_t len, bool before_pivot,
+              typename KeyT::type pk, typename KeyT::type* ov, int64_t* oi, int64_t row,
+              int64_t& lo, int64_t& hi, Wide<typename KeyT::type>* buf) {
+    using U = typename KeyT::type;
+    int64_t done = 0;
+#ifdef AXISOPS_BAND_AVX512
+    constexpr int lanes = int(64 / sizeof(U));
+    const U* at = src + begin;
+    auto load = [at](int64_t j) {
+        alignas(64) U t[lanes];
+        for (int l = 0; l < lanes; ++l) t[l] = KeyT::of(at[j + l]);
+        return _mm512_load_si512(t);
+    };
+    done = split_vector(load, begin, len, before_pivot, pk, src, ov ? ov + row : nullptr,
+                        oi ? oi + row : nullptr, lo, hi);
+#endif
+    fill_wide<KeyT>(src + begin + done, 1, len - done, buf);
+    split_scalar(buf, begin + done, len - done, before_pivot, Wide<U>(pk), src, int64_t(1), ov,
+                 oi, row, int64_t(1), lo, hi);
 }
 
 }  // namespace partition_detail
@@ -211,6 +249,38 @@ void partition_span(const K* keys, int64_t begin, int64_t len, const U* src, int
         if (ov) ov[at] = src[i * stride];
         if (oi) oi[at] = i;
     }
+}
+
+// partition_span over elements [begin, begin + len) of src (stride apart), their keys
+// computed here: in registers where the split fuses (one pivot, unit strides, 32- or
+// 64-bit elements on AVX-512), else widened into `buf` (SELECT_CHUNK keys) first.
+template <class KeyT>
+void partition_span_of(const typename KeyT::type* src, int64_t stride, int64_t begin,
+                       int64_t len, const Ranked<Wide<typename KeyT::type>>* piv, Segments& seg,
+                       typename KeyT::type* ov, int64_t* oi, int64_t row, int64_t step,
+                       Wide<typename KeyT::type>* buf) {
+    using U = typename KeyT::type;
+    if constexpr (band_fuses<U>() && sizeof(U) == sizeof(Wide<U>)) {
+        if (seg.kths.size() == 1 && stride == 1 && step == 1) {
+            const int64_t pi = piv[0].index, end = begin + len;
+            const int64_t cut = std::min(std::max(pi, begin), end);
+            const U pk = U(piv[0].key);
+            partition_detail::split_of<KeyT>(src, begin, cut - begin, true, pk, ov, oi, row,
+                                             seg.next[0], seg.next[1], buf);
+            int64_t from = cut;
+            if (cut == pi && pi < end) {
+                if (ov) ov[row + seg.kths[0]] = src[pi];
+                if (oi) oi[row + seg.kths[0]] = pi;
+                from = pi + 1;
+            }
+            partition_detail::split_of<KeyT>(src, from, end - from, false, pk, ov, oi, row,
+                                             seg.next[0], seg.next[1], buf);
+            return;
+        }
+    }
+    fill_wide<KeyT>(src + begin * stride, stride, len, buf);
+    partition_span(static_cast<const Wide<U>*>(buf), begin, len, src, stride, piv, seg, ov, oi,
+                   row, step);
 }
 
 // Counts, per segment, the elements [begin, begin + len) that are not pivots.

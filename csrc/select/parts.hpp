@@ -338,9 +338,12 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
         for (int64_t p = 0; p < parts; ++p) {
             const PartBand& pb = found[size_t(p)];
             int64_t c = pb.band.below;
-            for (const auto& run : pb.runs)
-                for (int64_t j = run.first; j < run.first + run.second; ++j)
-                    c += int64_t(keys[j] < v || (keys[j] == v && idx[j] < i));
+            for (const auto& run : pb.runs) {
+                c += count_lt(keys + run.first, run.second, v);
+                if (count_eq(keys + run.first, run.second, v) > 0)  // ties: by index
+                    for (int64_t j = run.first; j < run.first + run.second; ++j)
+                        c += int64_t(keys[j] == v && idx[j] < i);
+            }
             (*preceding)[size_t(p)] = c;
         }
     }

@@ -157,10 +157,11 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
                     starts[size_t(p)].next[s] = starts[size_t(p - 1)].next[s] + counts[size_t(p - 1)][s];
             const int64_t row = out.row(q);
             seq.each_part([&](int64_t p, K* tile) {
-                seq.plain_chunks(seq.parts.begin(p), seq.parts.end(p), tile,
-                                 [&](const K* keys, int64_t begin, int64_t len) {
-                    partition_span(keys, begin, len, seq.src, seq.stride, piv.data(),
-                                   starts[size_t(p)], ov, req.indices, row, out.step());
+                seq.spans(seq.parts.begin(p), seq.parts.end(p),
+                          [&](int64_t begin, int64_t len, Ahead&) {
+                    partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(),
+                                            starts[size_t(p)], ov, req.indices, row, out.step(),
+                                            tile);
                 });
             });
         }
@@ -180,9 +181,9 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
             }
             seg.reset();
             const int64_t row = out.row(q);
-            seq.plain_chunks(0, n, sc.buf.data(), [&](const K* keys, int64_t begin, int64_t len) {
-                partition_span(keys, begin, len, seq.src, seq.stride, piv.data(), seg, ov,
-                               req.indices, row, out.step());
+            seq.spans(0, n, [&](int64_t begin, int64_t len, Ahead&) {
+                partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(), seg, ov,
+                                        req.indices, row, out.step(), sc.buf.data());
             });
         }
     });
