@@ -156,12 +156,13 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
                 for (size_t s = 0; s <= t; ++s)
                     starts[size_t(p)].next[s] = starts[size_t(p - 1)].next[s] + counts[size_t(p - 1)][s];
             const int64_t row = out.row(q);
-            seq.each_part([&](int64_t p, K* tile) {
+            parallel_spread(parts.count, threads, [&](int64_t p) {
+                std::vector<K> tile(static_cast<size_t>(SELECT_CHUNK));
                 seq.spans(seq.parts.begin(p), seq.parts.end(p),
                           [&](int64_t begin, int64_t len, Ahead&) {
                     partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(),
                                             starts[size_t(p)], ov, req.indices, row, out.step(),
-                                            tile);
+                                            tile.data());
                 });
             });
         }

@@ -310,7 +310,7 @@ void sort_parted_as(const SortJob<KeyT>& job, int64_t q, int shift, int threads)
         if (same != n) digits.push_back(d);
     }
     const E* sorted = sort_detail::sort_elements(a, b, n, shift, digits, first, threads);
-    parallel_for(parts, threads, [&](int64_t p) {
+    parallel_spread(parts, threads, [&](int64_t p) {
         const int64_t end = std::min(n, (p + 1) << shift);
         for (int64_t j = p << shift; j < end; ++j)
             sort_detail::put(job, src, row, j, sort_detail::payload(sorted[j]));
