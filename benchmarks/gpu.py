@@ -274,7 +274,7 @@ class Runner:
 
     def backend_name(self) -> str:
         probe = self.torch.zeros(1, device=self.device)
-        return self.backend or self.axisops.registry.select(probe).name
+        return self.backend or self.axisops.registry.pick(probe)[1].name
 
     def run(self, cases: list[dict]) -> dict:
         bandwidth = copy_bandwidth(self.torch, self.clock, self.device, self.args.quick)

@@ -4,11 +4,14 @@
 // array (they raise ValueError, never crash).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +21,7 @@
 #include "common/layout.hpp"
 #include "common/pool.hpp"
 #include "gather/request.hpp"
+#include "select/request.hpp"
 #include "topk/request.hpp"
 
 namespace nb = nanobind;
@@ -122,6 +126,107 @@ int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_
     return axisops::gather(req);
 }
 
+// The checks every selection binding shares: a raw unsigned view of 1, 2, 4 or 8 bytes, a
+// known kind, the axis in range.
+View select_input(const AnyIn& x, int kind, int axis) {
+    View v = view_of(x);
+    if (!is_unsigned(x.dtype()) ||
+        (v.itemsize != 1 && v.itemsize != 2 && v.itemsize != 4 && v.itemsize != 8))
+        fail("x must be a raw unsigned view of 1, 2, 4 or 8 bytes");
+    if (kind < 0 || kind > int(Kind::Bool)) fail("unknown key kind");
+    if (axis < 0 || axis >= v.ndim) fail("axis out of range");
+    return v;
+}
+
+// `out` has x's shape (all of it, or without the axis when `drop_axis`).
+template <class A>
+void check_out(const A& out, const View& x, int axis, bool drop_axis, const char* what) {
+    const int rank = x.ndim - (drop_axis ? 1 : 0);
+    bool ok = int(out.ndim()) == rank;
+    for (int d = 0, o = 0; ok && d < x.ndim; ++d) {
+        if (drop_axis && d == axis) continue;
+        ok = int64_t(out.shape(size_t(o++))) == x.shape[d];
+    }
+    if (!ok) fail(std::string(what) + " must have x's shape" + (drop_axis ? " without the axis" : ""));
+}
+
+void py_sort(AnyIn x, int kind, int axis, bool descending, std::optional<AnyOut> values,
+             std::optional<IndexOut> indices, int threads, const std::string& strategy,
+             int64_t segment) {
+    SortRequest req;
+    req.x = select_input(x, kind, axis);
+    if (!values && !indices) fail("sort needs values or indices");
+    if (values) {
+        if (values->dtype() != x.dtype()) fail("values must have x's type");
+        check_out(*values, req.x, axis, false, "values");
+        req.values = values->data();
+    }
+    if (indices) {
+        check_out(*indices, req.x, axis, false, "indices");
+        req.indices = indices->data();
+    }
+    req.kind = Kind(kind);
+    req.axis = axis;
+    req.descending = descending;
+    req.threads = std::max(threads, 1);
+    req.strategy = strategy;
+    req.segment = segment;
+    nb::gil_scoped_release unlocked;
+    axisops::sort(req);
+}
+
+void py_kthvalue(AnyIn x, int kind, int axis, int64_t k, AnyOut values, IndexOut indices,
+                 int threads, const std::string& strategy, int64_t segment, double sigmas) {
+    KthRequest req;
+    req.x = select_input(x, kind, axis);
+    if (k < 1 || k > req.x.shape[axis]) fail("k out of range");
+    if (values.dtype() != x.dtype()) fail("values must have x's type");
+    check_out(values, req.x, axis, true, "values");
+    check_out(indices, req.x, axis, true, "indices");
+    req.kind = Kind(kind);
+    req.axis = axis;
+    req.k = k;
+    req.values = values.data();
+    req.indices = indices.data();
+    req.threads = std::max(threads, 1);
+    req.strategy = strategy;
+    req.segment = segment;
+    req.sigmas = sigmas;
+    nb::gil_scoped_release unlocked;
+    axisops::kthvalue(req);
+}
+
+void py_partition(AnyIn x, int kind, int axis, const std::vector<int64_t>& kths,
+                  std::optional<AnyOut> values, std::optional<IndexOut> indices, int threads,
+                  const std::string& strategy, int64_t segment, double sigmas) {
+    PartitionRequest req;
+    req.x = select_input(x, kind, axis);
+    const int64_t n = req.x.shape[axis];
+    if (kths.empty()) fail("kths must not be empty");
+    for (size_t i = 0; i < kths.size(); ++i)
+        if (kths[i] < 0 || kths[i] >= n || (i > 0 && kths[i] <= kths[i - 1]))
+            fail("kths must be sorted, unique and in [0, n)");
+    if (!values && !indices) fail("partition needs values or indices");
+    if (values) {
+        if (values->dtype() != x.dtype()) fail("values must have x's type");
+        check_out(*values, req.x, axis, false, "values");
+        req.values = values->data();
+    }
+    if (indices) {
+        check_out(*indices, req.x, axis, false, "indices");
+        req.indices = indices->data();
+    }
+    req.kind = Kind(kind);
+    req.axis = axis;
+    req.kths = kths;
+    req.threads = std::max(threads, 1);
+    req.strategy = strategy;
+    req.segment = segment;
+    req.sigmas = sigmas;
+    nb::gil_scoped_release unlocked;
+    axisops::partition(req);
+}
+
 // The pool's mechanism, for tests: `tasks` tasks on up to `threads` threads; each records
 // the thread it ran on, and task `fail_at` throws. Returns, per task, a number naming its
 // thread (the caller's is 0). A failure is reported once every task that started has
@@ -183,6 +288,30 @@ NB_MODULE(AXISOPS_MODULE, m) {
           nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0);
     m.def("topk_strategy", &py_topk_strategy, nb::arg("x"), nb::arg("axis"), nb::arg("k"),
           nb::arg("threads"));
+    m.def("sort", &py_sort, nb::arg("x"), nb::arg("kind"), nb::arg("axis"),
+          nb::arg("descending"), nb::arg("values").none(), nb::arg("indices").none(),
+          nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0);
+    m.def("sort_strategy", [](AnyIn x, int axis, int threads) {
+        SortRequest req;
+        req.x = select_input(x, 0, axis);
+        req.axis = axis;
+        req.threads = std::max(threads, 1);
+        return axisops::sort_strategy(req);
+    }, nb::arg("x"), nb::arg("axis"), nb::arg("threads"));
+    m.def("kthvalue", &py_kthvalue, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),
+          nb::arg("values"), nb::arg("indices"), nb::arg("threads"), nb::arg("strategy") = "",
+          nb::arg("segment") = 0, nb::arg("sigmas") = 0.0);
+    m.def("partition", &py_partition, nb::arg("x"), nb::arg("kind"), nb::arg("axis"),
+          nb::arg("kths"), nb::arg("values").none(), nb::arg("indices").none(),
+          nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0,
+          nb::arg("sigmas") = 0.0);
+    m.def("select_strategy", [](AnyIn x, int axis, int threads) {
+        KthRequest req;
+        req.x = select_input(x, 0, axis);
+        req.axis = axis;
+        req.threads = std::max(threads, 1);
+        return axisops::kthvalue_strategy(req);
+    }, nb::arg("x"), nb::arg("axis"), nb::arg("threads"));
     m.def("gather", &py_gather, nb::arg("x"), nb::arg("index"), nb::arg("dim"), nb::arg("out"),
           nb::arg("threads"), nb::arg("ahead"), nb::arg("task") = 0);
     bind_scan_testing(m);

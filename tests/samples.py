@@ -15,6 +15,7 @@ A sample builds its array with ``make(folder)`` (a memory-mapped one needs a fil
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.util import find_spec
@@ -238,9 +239,9 @@ class Pair:
             from axisops.validation import topk_spec
 
             adapter, engine = self._direct()
-            a = adapter.to_engine(x, engine, "x")
+            a = adapter.take(x, "x")
             spec = topk_spec(adapter.meta(a, "x"), k, axis, largest, True, None)
-            values, indices = adapter.from_engine(engine.topk(a, spec), x)
+            values, indices = adapter.from_engine(adapter.topk(engine, a, spec), x)
         else:
             import axisops
 
@@ -252,10 +253,10 @@ class Pair:
             from axisops.validation import gather_spec
 
             adapter, engine = self._direct()
-            a = adapter.to_engine(x, engine, "x")
-            idx = adapter.index(index, a, engine, "index")
+            a = adapter.take(x, "x")
+            idx = adapter.index(index, a, "index")
             spec = gather_spec(adapter.meta(a, "x"), dim, adapter.meta(idx, "index"))
-            return _numpy_result(adapter.from_engine(engine.gather(a, idx, spec), x))
+            return _numpy_result(adapter.from_engine(adapter.gather(engine, a, idx, spec), x))
         import axisops
 
         return _numpy_result(axisops.gather(x, dim, index, backend=self.engine))
@@ -268,14 +269,21 @@ class Pair:
         return ADAPTER, engines.get(self.engine)
 
 
-#: Every adapter x engine pair this checkout has (torch x triton runs in the Triton
-#: interpreter, which must be chosen before Triton starts: tests/test_triton_kernels.py).
+# torch x triton runs the kernels in Triton's interpreter on CPU tensors; it must be
+# chosen before Triton is first used (tests/test_triton_kernels.py does the same).
+if os.environ.get("AXISOPS_TEST_DEVICE", "cpu") == "cpu":
+    os.environ["TRITON_INTERPRET"] = "1"
+
+#: Every adapter x engine pair this checkout has.
 PAIRS = [
     Pair("numpy", "cpu", ("axisops._core",)),
     Pair("numpy", "numpy"),
     Pair("dask", "dask", ("dask",)),
-    Pair("torch", "torch", ("torch",)),
-    Pair("jax", "jax", ("jax",)),
+    Pair("torch", "cpu", ("torch", "axisops._core")),  # CPU tensors as NumPy views
+    Pair("torch", "torch", ("torch",)),  # stock torch operations
+    Pair("torch", "triton", ("torch", "triton")),  # 64-bit types: given to "torch"
+    Pair("jax", "cpu", ("jax", "axisops._core")),  # concrete CPU arrays through DLPack
+    Pair("jax", "jax", ("jax",)),  # jitted: on the CPU, the host callback
     Pair("dlpack", "cpu", ("jax", "axisops._core"), direct=True),
     Pair("dlpack", "numpy", ("jax",), direct=True),
 ]

@@ -225,3 +225,25 @@ def test_framework_rows_agree_with_the_frameworks_and_carry_their_targets():
     assert [r["max_ratio"] for r in records] == [1.2, 1.0, 1.3, None]
     assert all(r["met"] == (r["ratio"] <= r["max_ratio"]) for r in records[:3])
     assert "vs lax.top_k" in out.getvalue() and "vs torch.topk" in out.getvalue()
+
+
+def test_selection_rows_are_exact_and_timed_against_their_peers(tmp_path, monkeypatch):
+    """The selection family's rows (quick shapes): each exact against axisops.reference,
+    timed against the peers that have the op (torch has no partition, JAX no kthvalue)."""
+    from axisops_bench import main as bench_main
+    from axisops_bench.cases import SELECT_OPS
+
+    pytest.importorskip("torch")
+    quick = tuple(c for c in quick_cases() if c.op in SELECT_OPS)
+    assert {c.op for c in quick} == set(SELECT_OPS)
+    monkeypatch.setattr(bench_main, "quick_cases", lambda: quick)
+    args = bench_main.build_parser().parse_args(
+        ["--quick", "--peers", "numpy,torch", "--repeats", "1",
+         "--json", str(tmp_path / "s.json"), "--png", str(tmp_path / "s.png")])
+    payload = bench_main.run(args)
+    assert [r["case"] for r in payload["cases"]] == [c.name for c in quick]
+    for r in payload["cases"]:
+        assert r["exact"] is True, r["case"]
+        torch_has_it = r["op"] not in ("partition", "argpartition")
+        assert set(r["seconds"]) == {"floor", "axisops", "numpy"} | (
+            {"torch"} if torch_has_it else set())

@@ -24,7 +24,7 @@ from jax import lax
 
 import axisops
 from axisops import registry
-from axisops.backends import jax_backend
+from axisops.adapters import jax as jax_adapter
 from axisops.kernels.jax import ops as jax_ops
 from axisops.validation import ArrayMeta, topk_spec
 
@@ -69,10 +69,13 @@ def every_request(arrays):
             for name, a in arrays.items()}
 
 
-def test_tracers_and_arrays_are_served_by_the_jax_backend():
+def test_tracers_take_the_jax_engine_and_concrete_cpu_arrays_the_cpu_engine():
     seen = []
-    jax.jit(lambda a: seen.append(registry.select(a).name) or a)(jnp.zeros(2))
-    assert seen == ["jax"] and registry.select(jnp.zeros(2)).name == "jax"
+    jax.jit(lambda a: seen.append(registry.pick(a)[1].name) or a)(jnp.zeros(2))
+    assert seen == ["jax"] and registry.pick(jnp.zeros(2))[1].name == "cpu"
+    with pytest.raises(axisops.InvalidArgumentError,
+                       match=r"^topk\(\): backend='cpu' cannot take this jax.*Tracer"):
+        jax.jit(lambda a: axisops.topk(a, 1, backend="cpu"))(jnp.zeros(2))
 
 
 def test_keys_of_every_dtype_order_as_the_oracle_does():
@@ -294,7 +297,7 @@ def test_errors_are_raised_while_tracing_with_the_librarys_messages():
 
 
 def test_concrete_arrays_off_the_cpu_run_the_jitted_jax_path(monkeypatch):
-    monkeypatch.setattr(jax_backend, "_on_one_cpu", lambda x: False)
+    monkeypatch.setattr(jax_adapter, "_on_one_cpu", lambda x: False)
     x = tie_heavy(np.dtype("float32"), (3, 11), 9, width=None)
     check(axisops.topk(jnp.asarray(x), 4), x, 4, -1, True)
     index = np.array([[1, -1], [0, 0], [10, 3]])

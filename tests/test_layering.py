@@ -2,10 +2,8 @@
 may raise an argument error.
 
 Every ``import`` in ``src/axisops`` counts, at module level or inside a function (a lazy
-import is an arrow all the same).  The torch, Triton and JAX paths (``axisops/backends``,
-``axisops/kernels/torch``, ``axisops/kernels/jax``, ``axisops/torch.py``) are being
-rewritten as an adapter and engines of their own; until then the arrows they still draw
-are listed here, each with the reason, and nothing else may be added to those lists.
+import is an arrow all the same).  The exceptions are listed here, each with its reason;
+nothing may be added to those lists without one.
 """
 
 from __future__ import annotations
@@ -20,23 +18,11 @@ import axisops
 
 SRC = Path(axisops.__file__).parent
 
-#: Arrows the torch/JAX rewrite removes (importer, imported): nothing else may join them.
-LEGACY_ARROWS = {
-    # The one import cycle of the house: the torch backend calls the operators, and the
-    # operators look their runner up in the registry and read tensors with the backend.
-    ("axisops.backends.torch_backend", "axisops.kernels.torch.library"),
-    ("axisops.kernels.torch.library", "axisops.backends.torch_backend"),
-    ("axisops.kernels.torch.library", "axisops.registry"),
-    # The DLPack adapter's accelerator route reads torch tensors as the torch backend does.
-    ("axisops.adapters.dlpack", "axisops.backends.torch_backend"),
-}
 #: Modules outside validation.py that construct argument errors, and why.
 OWN_ERRORS = {
     # acl.util's helpers raise InvalidArgumentError by design (pyACL's raise ValueError),
     # for acl's own rules (host pointers and buffer shapes), in acl's words.
     "axisops.ascend._boundary", "axisops.ascend.acl.util",
-    # The torch and JAX paths, until they are rewritten on validation's rule functions.
-    "axisops.backends.torch_backend", "axisops.kernels.jax.ops", "axisops.torch",
 }
 #: The argument errors (a front may catch one and write its own text from its fields).
 ARGUMENT_ERRORS = {"InvalidArgumentError", "UnsupportedDTypeError", "IndexOutOfRangeError"}
@@ -105,21 +91,41 @@ def test_no_engine_imports_the_registry_or_another_engine():
         assert not bad, (module, bad)
 
 
+def test_every_array_type_has_its_adapter_and_engines():
+    engines = {m.rpartition(".")[2] for m in _modules() if _is_engine(m)}
+    assert {"cpu", "numpy", "dask", "torch", "triton", "jax"} <= engines
+    adapters = {m.rpartition(".")[2] for m in _modules() if m.startswith("axisops.adapters.")}
+    assert {"numpy", "dask", "dlpack", "torch", "jax"} <= adapters
+    assert not any(m.startswith("axisops.backends") for m in _modules())  # a function's name
+
+
 def test_adapters_import_no_engine_and_no_registry():
     for module in (m for m in _modules() if m.startswith("axisops.adapters")):
         bad = {t for t in _imports(module)
-               if (t.startswith(("axisops.engines", "axisops.backends", "axisops.registry",
-                                 "axisops.api")) and (module, t) not in LEGACY_ARROWS)}
+               if t.startswith(("axisops.engines", "axisops.registry", "axisops.api"))}
         assert not bad, (module, bad)
+
+
+def test_the_torch_operators_and_the_jax_callback_find_their_engine_by_name():
+    """The torch operators' kernels and the JAX host callback run the engine they are
+    given: by name, from the engine table (not the registry, not another engine)."""
+    assert "axisops.engines" in _imports("axisops.torch.library")
+    assert "axisops.engines" in _imports("axisops.kernels.jax.ops")
+    for module in ("axisops.kernels.jax.ops", "axisops.engines.jax", "axisops.engines.torch",
+                   "axisops.engines.triton", "axisops.adapters.torch", "axisops.adapters.jax"):
+        assert not {t for t in _imports(module)
+                    if t in ("axisops.registry", "axisops.api") or _is_engine(t)}, module
 
 
 def test_below_the_registry_nothing_calls_the_registry():
     """Only the fronts pick (adapter, engine); pieces of a call run the engine they are given."""
     users = {m for m, targets in _graph().items() if "axisops.registry" in targets}
+    # The torch operators are a front too: called directly (torch.ops.axisops.topk), they
+    # pick; called by the public functions they are given the engine's name.
     allowed = {"axisops", "axisops.api", "axisops.streaming.jobs",
-               "axisops.streaming.topk_stream", "axisops.cli.info"}
-    legacy = {a for a, b in LEGACY_ARROWS if b == "axisops.registry"}
-    assert users - allowed - legacy == set()
+               "axisops.streaming.topk_stream", "axisops.cli.info", "axisops.torch",
+               "axisops.torch.library"}
+    assert users - allowed == set()
     for module in ("axisops.merge", "axisops.dask.topk", "axisops.dask.gather",
                    "axisops.dask.tree", "axisops.streaming.stream", "axisops.streaming.cluster"):
         assert "axisops.registry" not in _imports(module), module
@@ -130,9 +136,8 @@ def test_only_fronts_import_the_public_functions():
     assert users and all(m == "axisops" or m.startswith(FRONTS[1:]) for m in users), users
 
 
-def test_the_package_has_no_import_cycle_but_the_torch_one():
-    graph = {m: {t for t in targets if (m, t) not in LEGACY_ARROWS}
-             for m, targets in _graph().items()}
+def test_the_package_has_no_import_cycle():
+    graph = _graph()
     # A package's __init__ is imported before any of its modules: an arrow from a module
     # up to its own package's __init__ is not a cycle of the code's making.
     graph = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
@@ -163,8 +168,6 @@ def test_the_package_has_no_import_cycle_but_the_torch_one():
         if m not in index:
             visit(m)
     assert cycles == []
-    # ... and the torch cycle is still there to be removed (this list must shrink, not grow).
-    assert "axisops.kernels.torch.library" in _imports("axisops.backends.torch_backend")
 
 
 def _constructed_errors(path: Path) -> list[tuple[int, str]]:
@@ -194,8 +197,3 @@ def test_no_module_but_validation_makes_an_argument_error_of_its_own():
 @pytest.mark.parametrize("module", sorted(OWN_ERRORS))
 def test_the_allowed_exceptions_still_need_their_place(module):
     assert _constructed_errors(_modules()[module]), f"{module} needs no exception any more"
-
-
-def test_the_legacy_arrows_still_exist():
-    for importer, imported in LEGACY_ARROWS:
-        assert imported in _imports(importer), (importer, imported)

@@ -1,5 +1,6 @@
 """The registry: the (adapter, engine) pair per call, defaults, overrides, third-party engines."""
 
+import importlib.util
 import subprocess
 import sys
 
@@ -20,10 +21,11 @@ def test_backends_lists_the_oracle():
     assert all(isinstance(n, str) for n in names)
 
 
-def test_backends_stays_a_function_after_importing_backend_modules():
-    import axisops.backends.legacy
+def test_backends_stays_a_function_after_importing_the_fronts():
+    pytest.importorskip("torch")
+    import axisops.torch  # a subpackage, unlike "backends": no name to shadow
 
-    assert callable(axisops.backends)
+    assert callable(axisops.backends) and importlib.util.find_spec("axisops.backends") is None
 
 
 def test_default_for_numpy_is_the_highest_priority_available():
@@ -142,9 +144,9 @@ def _counting_picks(monkeypatch):
     calls = []
     real = registry.pick
 
-    def pick(x, backend=None):
+    def pick(x, backend=None, spec=None, a=None):
         calls.append(type(x).__name__)
-        return real(x, backend)
+        return real(x, backend, spec, a)
 
     monkeypatch.setattr(registry, "pick", pick)
     return calls
@@ -176,3 +178,59 @@ def test_each_call_picks_its_adapter_and_engine_once(monkeypatch, tmp_path):
     with dask.config.set(scheduler="synchronous"):
         values = axisops.topk(da.from_array(x, chunks=(3, 9)), 3).values.compute()
     assert calls == ["Array"] and values.shape == (6, 3)
+
+
+class _Kernels:
+    """The compiled core's kernels, recording the ``k`` each top-k reaches them with."""
+
+    def __init__(self, real):
+        self.real, self.k = real, []
+
+    def topk(self, *args):
+        self.k.append(args[3])
+        return self.real.topk(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def test_k_of_a_torch_cpu_tensor_reaches_the_kernel_passing_the_registry_once(monkeypatch):
+    """``axisops.topk`` on a CPU tensor: the registry picks "cpu" once; the kernel gets k.
+    A call torch observes (autograd) goes through the ``axisops::topk`` operator, whose
+    kernel finds the engine by its name in the engine table, not through the registry."""
+    torch = pytest.importorskip("torch")
+    from axisops.engines import cpu
+
+    calls = _counting_picks(monkeypatch)
+    kernels = _Kernels(cpu._kernels())
+    monkeypatch.setattr(cpu, "_kernels", lambda: kernels)
+    x = torch.randn(4, 30)
+    for t in (x, x.clone().requires_grad_()):  # the engine directly; the operator
+        calls.clear()
+        indices = axisops.topk(t, 7).indices
+        assert calls == ["Tensor"] and kernels.k[-1] == 7
+        assert torch.equal(indices, torch.topk(x, 7).indices)
+    calls.clear()
+    torch.ops.axisops.topk(x, 5, 1, True, True)  # the operator as a front: it picks
+    assert calls == ["Tensor"] and kernels.k[-1] == 5
+    calls.clear()
+    axisops.topk(x.clone().requires_grad_(), 3, backend="cpu")
+    assert calls == ["Tensor"] and kernels.k[-1] == 3
+
+
+def test_jax_arrays_and_traced_calls_pass_the_registry_once(monkeypatch):
+    """Concrete CPU arrays: "cpu" on a DLPack view.  Traced: the "jax" engine, whose
+    CPU program calls the cpu engine from the host callback (found by name)."""
+    jax = pytest.importorskip("jax")
+    from axisops.engines import cpu
+
+    calls = _counting_picks(monkeypatch)
+    kernels = _Kernels(cpu._kernels())
+    monkeypatch.setattr(cpu, "_kernels", lambda: kernels)
+    x = jax.numpy.arange(40.0).reshape(2, 20)
+    assert axisops.topk(x, 4).indices.tolist() == [[19, 18, 17, 16]] * 2
+    assert len(calls) == 1 and kernels.k == [4]
+    calls.clear()
+    got = jax.jit(lambda a: axisops.topk(a, 6).indices)(x)
+    assert got.tolist() == [list(range(19, 13, -1))] * 2
+    assert len(calls) == 1 and kernels.k == [4, 6]

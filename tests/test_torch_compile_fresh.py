@@ -15,13 +15,13 @@ pytest.importorskip("torch")
 from subprocess_helpers import run_python
 
 
-@pytest.mark.timeout(660)
+@pytest.mark.timeout(300)
 def test_every_entry_point_dtype_and_shape_mode_compiles_first_in_a_fresh_process():
-    done = run_python(["torch_compile_matrix.py"], timeout=600)
+    done = run_python(["torch_compile_matrix.py"], timeout=240)
     assert done.returncode == 0, done.explain()
     report = json.loads(done.stdout.strip().splitlines()[-1])
     # 13 top-k dtypes and 15 gather dtypes, x 3 fronts x {static, dynamic}.
     assert report["cells"] == report["compiled"] == 13 * 3 * 2 + 2 * 15 * 3 * 2
     assert report["failures"] == []
-    assert len(report["explained"]) == 18
-    assert report["explained"][0] == "topk/generic/float32/static"  # the very first call
+    assert report["groups"] == report["explained"] == 18  # {op} x {front} x {static, dynamic}
+    assert report["first"] == "topk/generic/False"  # the very first call: static float32 top-k

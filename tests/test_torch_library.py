@@ -20,7 +20,7 @@ from torch.autograd import gradcheck, gradgradcheck
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import axisops
-from axisops import registry
+from axisops import engines
 from axisops import torch as ax
 
 from oracle import assert_same_bits, ref_topk
@@ -73,7 +73,7 @@ class PassThrough(torch.overrides.TorchFunctionMode):
 
 
 def test_unobserved_calls_skip_the_dispatcher_and_observed_ones_do_not(monkeypatch):
-    from axisops.kernels.torch import library
+    from axisops.torch import library
 
     calls = []
     for name in ("_TOPK",):
@@ -125,7 +125,7 @@ def test_index_dtypes_are_the_same_with_and_without_the_operator(index_dtype):
 
 
 def test_unobserved_sees_every_observer():
-    from axisops.kernels.torch.library import unobserved
+    from axisops.adapters.torch import unobserved
 
     x = torch.zeros(3)
     assert unobserved(x)
@@ -157,25 +157,29 @@ def test_direct_operator_calls_validate_with_the_librarys_errors():
     with pytest.raises(axisops.IndexOutOfRangeError,
                        match=r"^take_along_axis\(\): indices\[0, 0\]=-7 is out of range for axis 1"):
         torch.ops.axisops.take_along_axis(x, 1, torch.tensor([[-7]]))
-    with pytest.raises(axisops.InvalidArgumentError, match=r"backend='numpy' does not take torch"):
-        torch.ops.axisops.topk(x, 1, 1, True, True, "numpy")
+    with pytest.raises(axisops.InvalidArgumentError, match=r"backend='dask' does not take torch"):
+        torch.ops.axisops.topk(x, 1, 1, True, True, "dask")
+    with pytest.raises(axisops.InvalidArgumentError, match=r"backend='nope' is not a backend"):
+        torch.ops.axisops.gather(x, 1, torch.tensor([[0]]), "nope")
 
 
-def test_the_operators_run_the_named_backends_kernels(monkeypatch):
-    from axisops.backends import torch_backend
-
+def test_the_operators_run_the_named_engine(monkeypatch):
     calls = []
-    real = torch_backend.TorchBackend.run_topk
-    monkeypatch.setattr(torch_backend.TorchBackend, "run_topk",
-                        lambda self, x, spec: calls.append(self.name) or real(self, x, spec))
-    torch.ops.axisops.topk(torch.randn(5), 2, 0, True, True)
-    axisops.topk(torch.randn(5), 2, backend="torch")
-    assert calls == ["torch", "torch"]
+    for name in ("cpu", "numpy", "torch"):
+        cls = type(engines.get(name))
+        real = cls.topk
+        monkeypatch.setattr(cls, "topk", lambda self, x, spec, real=real:
+                            calls.append(self.name) or real(self, x, spec))
+    x = torch.randn(5)
+    torch.ops.axisops.topk(x, 2, 0, True, True)  # the default for a CPU tensor
+    torch.ops.axisops.topk(x, 2, 0, True, True, "numpy")
+    axisops.topk(x.clone().requires_grad_(), 2, backend="torch")  # through the operator
+    assert calls == ["cpu", "numpy", "torch"]
 
 
 def test_cpu_forward_wraps_the_kernel_output_without_a_copy(monkeypatch):
     made = {}
-    impl = registry.select(np.zeros(1))
+    impl = engines.get("cpu")
     real = type(impl).topk
 
     def keep(self, x, spec):
@@ -365,9 +369,9 @@ def test_compiled_results_and_gradients_are_bit_identical_to_eager(dynamic):
 def test_compile_needs_no_warm_registry_and_runs_the_thread_pool(monkeypatch):
     # The first axisops call of a program may be inside torch.compile, where
     # Dynamo cannot trace the registry's discovery (its lock, module imports).
-    from axisops import engines
+    from axisops import adapters
 
-    monkeypatch.setattr(registry, "_by_family", {})
+    monkeypatch.setattr(adapters, "_by_family", {})
     monkeypatch.setattr(engines, "_loaded", {})
     monkeypatch.setattr(engines, "_by_type", {})
     monkeypatch.setattr(axisops.config, "_num_threads", 2)

@@ -30,7 +30,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import axisops
-from axisops import registry
+from axisops import engines, registry
+from axisops.kernels.triton.layout import coalesce
 
 
 def _interpreted_kernels():
@@ -106,9 +107,9 @@ def small_tiles(monkeypatch):
 def test_kernels_are_built_for_the_device_under_test_and_backend_is_reachable():
     assert triton_topk.INTERPRETED == (DEVICE == "cpu") == triton_topk.interpreting()
     x = on(torch.zeros(3))
-    assert registry.select(x, "triton").name == "triton"
-    # CPU tensors default to the zero-copy torch backend, CUDA tensors to Triton.
-    assert registry.select(x).name == ("torch" if DEVICE == "cpu" else "triton")
+    assert registry.pick(x, "triton")[1].name == "triton"
+    # CPU tensors default to the cpu engine (NumPy views), CUDA tensors to Triton.
+    assert registry.pick(x)[1].name == ("cpu" if DEVICE == "cpu" else "triton")
 
 
 def test_triton_is_the_default_for_cuda_tensors():
@@ -119,7 +120,7 @@ def test_triton_is_the_default_for_cuda_tensors():
 
     FakeCuda.__module__ = "torch.fake"  # the registry's family is the type's root module
     t = torch.zeros(2).as_subclass(FakeCuda)
-    assert registry.select(t).name == "triton"
+    assert registry.pick(t)[1].name == "triton"
 
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
@@ -140,9 +141,11 @@ def test_short_rows_bitonic_branch(dtype):
 
 
 @pytest.mark.parametrize("dtype", WIDE, ids=str)
-def test_wide_dtypes_take_the_exact_torch_ops_path(dtype):
+def test_wide_dtypes_are_given_to_the_torch_engine(dtype):
     x = tie_heavy(dtype, (3, 11), 2, width=None)
-    assert not triton_topk.supports(to_torch(x), _spec(x, 3))
+    t, spec = to_torch(x), _spec(x, 3)
+    assert engines.get("triton").supports(t) and not engines.get("triton").supports(t, spec)
+    assert registry.pick(t, "triton", spec)[1].name == "torch"  # the registry's choice
     for largest in (True, False):
         check_topk(x, 3, largest=largest)
 
@@ -325,7 +328,9 @@ def test_gather_strided_expanded_and_high_rank_inputs():
     wide = on(torch.arange(2 * 3 * 2 * 3 * 2, dtype=torch.int16).reshape(2, 3, 2, 3, 2))
     odd = wide.permute(4, 2, 0, 3, 1)  # five dimensions that cannot be merged
     i5 = to_torch(np.random.default_rng(0).integers(-2, 2, size=(2, 2, 2, 2, 2)))
-    assert not triton_gather.supports(odd, _gspec(odd, 2, i5))
+    spec = _gspec(odd, 2, i5)
+    assert not engines.get("triton").supports(odd, spec)
+    assert registry.pick(odd, "triton", spec)[1].name == "torch"  # the registry's choice
     want = ref_gather(to_numpy(odd), 2, to_numpy(i5))
     assert_same_bits(to_numpy(axisops.gather(odd, 2, i5, backend="triton")), want)
 
@@ -391,7 +396,7 @@ def test_gather_empty_index_and_take_along_axis():
     ((2, 2, 2), (0, 0, 1), 2, ([4, 2], [0, 1], 1)),
 ])
 def test_coalesce(shape, strides, dim, want):
-    assert triton_gather.coalesce(shape, strides, dim) == want
+    assert coalesce(shape, strides, dim) == want
 
 
 def test_compiled_and_differentiated_calls_equal_eager_ones():

@@ -3,16 +3,21 @@
 The matrix: {topk, gather, take_along_axis} x {generic ``axisops.*``, the
 ``axisops.torch`` drop-ins, ``torch.ops.axisops.*``} x every dtype axisops
 supports on tensors (bfloat16 and the wide unsigned types included; complex
-for the gathers) x {static, dynamic} shapes.  Each cell resets Dynamo, asks
+for the gathers) x {static, dynamic} shapes.  The cells of one (op, front,
+shapes) *group* are compiled together: one function calls the entry point once
+per dtype, and Dynamo traces it as one graph (its fixed cost per compile is
+most of a small compile's time).  Each group resets Dynamo, asks
 ``torch._dynamo.explain`` for graph breaks, then compiles with
-``fullgraph=True`` (the ``aot_eager`` backend: the operators' fake
-implementations and autograd run, without Inductor's C++ compile) and checks
-that the graph calls the axisops operator.
+``fullgraph=True`` and the ``aot_eager`` backend (Dynamo runs the operators'
+fake implementations to know the outputs, and AOTAutograd traces the autograd
+graph through them, without Inductor's C++ compile) and checks that the graph
+calls the axisops operator once per dtype.
 
-Nothing runs eagerly before the last cell: the first use of each dtype in
-this process is its first compile, and the first cell is the one a new user
-types first (``axisops.topk`` of float32, static).  The references are
-computed afterwards by the NumPy oracle backend and compared bit for bit.
+Nothing runs eagerly before the last group: the first use of each dtype in this
+process is inside a compile, and the first group holds the call a new user
+types first (``axisops.topk`` of float32, static; float32 is traced first).
+The references are computed afterwards by the NumPy oracle backend and compared
+bit for bit.
 
 Prints one JSON line (cells, failures, seconds) and exits 0 when every cell passed.
 
@@ -88,14 +93,19 @@ def calls(op: str, front: str):
 
 
 class GraphTargets:
-    """A compile backend that records each graph's call targets and runs it with aot_eager."""
+    """A compile backend that records each graph's call targets and runs it with ``then``."""
 
-    def __init__(self) -> None:
-        self.targets: list[set[str]] = []
+    def __init__(self, then: str) -> None:
+        self.targets: list[list[str]] = []
+        self.then = then
 
     def __call__(self, gm, inputs):
-        self.targets.append({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
-        return torch._dynamo.lookup_backend("aot_eager")(gm, inputs)
+        self.targets.append([str(n.target) for n in gm.graph.nodes if n.op == "call_function"])
+        return torch._dynamo.lookup_backend(self.then)(gm, inputs)
+
+    def calls(self, op: str) -> int:
+        """How many times the graphs call ``op`` (the packet, or its ``.default``)."""
+        return sum(t in (op, op[:-8]) for graph in self.targets for t in graph)
 
 
 def reference(op: str, x: np.ndarray, index: np.ndarray | None):
@@ -106,59 +116,56 @@ def reference(op: str, x: np.ndarray, index: np.ndarray | None):
     return (axisops.gather(x, 1, np.broadcast_to(index, (3, 4)), backend="numpy"),)
 
 
-def explained_cells(cells: list[tuple[str, str, str, bool]]) -> set[int]:
-    """The cells that also run ``torch._dynamo.explain``: one per (op, front, shapes), the
-    g-th of them on the g-th dtype, so every dtype is explained somewhere (explain traces
-    as long again as the compile: all 258 would double the run)."""
-    chosen, groups = set(), []
-    for n, (op, front, dtype, dynamic) in enumerate(cells):
-        if (op, front, dynamic) not in groups:
-            groups.append((op, front, dynamic))
-        dtypes = TOPK_DTYPES if op == "topk" else GATHER_DTYPES
-        if dtype == dtypes[groups.index((op, front, dynamic)) % len(dtypes)]:
-            chosen.add(n)
-    return chosen
-
-
 def main() -> int:
     from torch._dynamo.utils import counters
 
-    cells = [(op, front, dtype, dynamic)
-             for op in OPS
-             for front in ("generic", "drop-in", "torch.ops")
-             for dtype in (TOPK_DTYPES if op == "topk" else GATHER_DTYPES)
-             for dynamic in (False, True)]
-    explain = explained_cells(cells)
-    failures, results, explained = [], [], []
+    groups = [(op, front, dynamic)
+              for op in OPS
+              for front in ("generic", "drop-in", "torch.ops")
+              for dynamic in (False, True)]
+    cells = explained = compiled = 0
+    failures, results = [], []
     start = time.perf_counter()
-    for n, (op, front, dtype, dynamic) in enumerate(cells):
-        name = f"{op}/{front}/{dtype}/{'dynamic' if dynamic else 'static'}"
-        x = data(dtype, n)
+    for g, (op, front, dynamic) in enumerate(groups):
+        group = f"{op}/{front}/{'dynamic' if dynamic else 'static'}"
+        dtypes = TOPK_DTYPES if op == "topk" else GATHER_DTYPES
+        cells += len(dtypes)
+        xs = {dtype: data(dtype, g * 16 + n) for n, dtype in enumerate(dtypes)}
         fn, index = calls(op, front)
-        args = (to_torch(x), None if index is None else torch.from_numpy(index.copy()))
+        tensors = [to_torch(x) for x in xs.values()]
+        i = None if index is None else torch.from_numpy(index.copy())
+
+        def every_dtype(i, *tensors, fn=fn):
+            return [fn(t, i) for t in tensors]
+
         try:
-            if n in explain:
-                torch._dynamo.reset()
-                with torch._dynamo.config.patch(assume_static_by_default=not dynamic):
-                    report = torch._dynamo.explain(fn)(*args)
-                explained.append(name)
-                if report.graph_break_count or report.graph_count != 1:
-                    failures.append(f"{name}: explain found {report.graph_break_count} graph "
-                                    f"breaks in {report.graph_count} graphs")
+            torch._dynamo.reset()
+            with torch._dynamo.config.patch(assume_static_by_default=not dynamic):
+                report = torch._dynamo.explain(every_dtype)(i, *tensors)
+            explained += 1
+            if report.graph_break_count or report.graph_count != 1:
+                failures.append(f"{group}: explain found {report.graph_break_count} graph "
+                                f"breaks in {report.graph_count} graphs")
             torch._dynamo.reset()
             counters.clear()
-            backend = GraphTargets()
-            got = torch.compile(fn, backend=backend, fullgraph=True, dynamic=dynamic)(*args)
+            backend = GraphTargets("aot_eager")
+            got = torch.compile(every_dtype, backend=backend, fullgraph=True,
+                                dynamic=dynamic)(i, *tensors)
         except Exception as exc:
-            failures.append(f"{name}: {type(exc).__name__}: {str(exc)[:300]}")
+            failures.append(f"{group}: {type(exc).__name__}: {str(exc)[:300]}")
             continue
-        got = got if isinstance(got, tuple) else (got,)
+        compiled += len(dtypes)
         if counters["graph_break"]:
-            failures.append(f"{name}: graph breaks {dict(counters['graph_break'])}")
+            failures.append(f"{group}: graph breaks {dict(counters['graph_break'])}")
         # torch.ops.axisops.topk (the packet) is recorded as such, the others as .default.
-        if len(backend.targets) != 1 or not {OPS[op], OPS[op][:-8]} & backend.targets[0]:
-            failures.append(f"{name}: the graph does not call {OPS[op]}: {backend.targets}")
-        results.append((name, op, x, index, [to_numpy(t.detach()) for t in got]))
+        calls_made = backend.calls(OPS[op])
+        if len(backend.targets) != 1 or calls_made != len(dtypes):
+            failures.append(f"{group}: {len(backend.targets)} graphs calling {OPS[op]} "
+                            f"{calls_made} times, not one calling it {len(dtypes)} times")
+        for (dtype, x), out in zip(xs.items(), got):
+            out = out if isinstance(out, tuple) else (out,)
+            results.append((f"{op}/{front}/{dtype}/{'dynamic' if dynamic else 'static'}", op,
+                            x, index, [to_numpy(t.detach()) for t in out]))
     seconds = time.perf_counter() - start
     for name, op, x, index, got in results:  # eager work only now: the oracle
         want = reference(op, x, index)
@@ -166,7 +173,8 @@ def main() -> int:
             if g.dtype != w.dtype or g.shape != w.shape or not np.array_equal(
                     np.ascontiguousarray(g).view(np.uint8), np.ascontiguousarray(w).view(np.uint8)):
                 failures.append(f"{name}: {g!r} differs from the oracle's {w!r}")
-    print(json.dumps({"cells": len(cells), "compiled": len(results), "explained": explained,
+    print(json.dumps({"cells": cells, "compiled": compiled, "groups": len(groups),
+                      "explained": explained, "first": "/".join(map(str, groups[0])),
                       "failures": failures, "seconds": round(seconds, 1),
                       "torch": torch.__version__}))
     return 1 if failures else 0

@@ -1,9 +1,8 @@
 // The radix strategy: large k, up to a full sort.
 //
-// Each sequence's keys go to a tile and are sorted by a least-significant-digit radix sort
-// with 8-bit digits, which is stable, so equal keys keep index order: sorting the
-// complemented keys ascending lists the best first, ties by lower index. Keys of up to 32
-// bits travel with their index in one 64-bit word; a digit every key shares is skipped.
+// Each sequence's keys go to a tile and are sorted by the least-significant-digit radix sort
+// of common/radix.hpp, which is stable, so equal keys keep index order: sorting the
+// complemented keys ascending lists the best first, ties by lower index.
 #pragma once
 
 #include <algorithm>
@@ -11,77 +10,23 @@
 #include <vector>
 
 #include "common/order.hpp"
+#include "common/radix.hpp"
 #include "topk/request.hpp"
 
 namespace axisops {
 
 namespace radix_detail {
 
-inline void exclusive_prefix(int64_t* counts) {
-    int64_t total = 0;
-    for (int b = 0; b < 256; ++b) {
-        const int64_t c = counts[b];
-        counts[b] = total;
-        total += c;
-    }
-}
-
-// Sorts key << 32 | index words by key (LSD, stable); returns the sorted array (a or b).
-template <class U>
-uint64_t* sort_packed(const U* keys, int64_t n, uint64_t* a, uint64_t* b, int64_t* hist) {
-    constexpr int width = int(sizeof(U));
-    std::fill(hist, hist + width * 256, int64_t(0));
-    for (int64_t j = 0; j < n; ++j) {
-        const U key = keys[j];
-        a[j] = (uint64_t(key) << 32) | uint64_t(j);
-        for (int d = 0; d < width; ++d) ++hist[d * 256 + ((key >> (8 * d)) & 0xFF)];
-    }
-    uint64_t* src = a;
-    uint64_t* dst = b;
-    const uint64_t first = keys[0];
-    for (int d = 0; d < width; ++d) {
-        int64_t* counts = hist + d * 256;
-        if (counts[(first >> (8 * d)) & 0xFF] == n) continue;  // every key shares this digit
-        exclusive_prefix(counts);
-        const int shift = 32 + 8 * d;
-        for (int64_t j = 0; j < n; ++j) {
-            const uint64_t w = src[j];
-            dst[counts[(w >> shift) & 0xFF]++] = w;
-        }
-        std::swap(src, dst);
-    }
-    return src;
-}
+// The shared radix sorts (common/radix.hpp), under the names the strategies use.
+using radix::exclusive_prefix;
+using radix::sort_packed;
 
 // Sorts (key, index) pairs by key (LSD, stable); returns the sorted indices.
 template <class U>
 int64_t* sort_pairs(U* keys_a, int64_t n, U* keys_b, int64_t* idx_a, int64_t* idx_b,
                     int64_t* hist) {
-    constexpr int width = int(sizeof(U));
-    std::fill(hist, hist + width * 256, int64_t(0));
-    for (int64_t j = 0; j < n; ++j) {
-        const U key = keys_a[j];
-        idx_a[j] = j;
-        for (int d = 0; d < width; ++d) ++hist[d * 256 + ((key >> (8 * d)) & 0xFF)];
-    }
-    U* sk = keys_a;
-    U* dk = keys_b;
-    int64_t* si = idx_a;
-    int64_t* di = idx_b;
-    for (int d = 0; d < width; ++d) {
-        int64_t* counts = hist + d * 256;
-        if (counts[(sk[0] >> (8 * d)) & 0xFF] == n) continue;
-        exclusive_prefix(counts);
-        for (int64_t j = 0; j < n; ++j) {
-            const U key = sk[j];
-            const int64_t pos = counts[(key >> (8 * d)) & 0xFF]++;
-            dk[pos] = key;
-            di[pos] = si[j];
-        }
-        std::swap(sk, dk);
-        std::swap(si, di);
-    }
-    return si;
+    for (int64_t j = 0; j < n; ++j) idx_a[j] = j;
+    return radix::sort_pairs(keys_a, keys_b, idx_a, idx_b, n, hist);
 }
 
 }  // namespace radix_detail

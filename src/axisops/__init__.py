@@ -17,9 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-# The (torch/JAX) subpackage is imported before the function of the same name is
-# bound below, so that ``axisops.backends`` stays the function.
-from . import backends as _backends_package  # noqa: F401
 from ._version import __version__
 from .config import get_num_threads, set_num_threads
 from .errors import AxisOpsError, IndexOutOfRangeError, InvalidArgumentError, UnsupportedDTypeError

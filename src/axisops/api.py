@@ -1,23 +1,29 @@
-"""The public operations: validate, pick an adapter and engine once, run, convert back.
+"""The public operations: take the array, validate, pick the engine once, run, convert back.
 
 Each function validates and normalises every argument (through
 :mod:`axisops.validation`) before any engine runs, so every engine sees the same
-clean request and every error comes from one place.  The registry
-(:mod:`axisops.registry`) picks the (adapter, engine) pair once per call::
+clean request and every error comes from one place.  The array's adapter
+(:func:`axisops.adapters.of`) takes it as engines read it, and the registry
+(:mod:`axisops.registry`) picks the engine once per call, for the validated
+request::
 
-    adapter, engine = registry.pick(x, backend)
-    a = adapter.to_engine(x, engine, "x")
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
     spec = topk_spec(adapter.meta(a, "x"), k, axis, ...)
-    return adapter.from_engine(engine.topk(a, spec), x)
+    engine = registry.pick(x, backend, spec, a)[1]
+    return adapter.from_engine(adapter.topk(engine, a, spec), x)
 
-Each is a :func:`~axisops.errors.boundary`: errors leaving it carry its name.
+The same lines serve every array type: NumPy arrays, torch tensors (whose
+adapter runs observed calls through the ``axisops::`` torch operators), JAX
+arrays and tracers, CuPy and Dask arrays.  Each function is a
+:func:`~axisops.errors.boundary`: errors leaving it carry its name.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from . import registry
+from . import adapters, registry
 from .errors import boundary
 from .validation import as_choice, gather_spec, take_along_axis_shapes, topk_spec
 
@@ -56,10 +62,11 @@ def _topk(
     index_dtype: Any,
     backend: str | None,
 ) -> TopK:
-    adapter, engine = registry.pick(x, backend)
-    a = adapter.to_engine(x, engine, "x")
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
     spec = topk_spec(adapter.meta(a, "x"), k, axis, largest, sorted, index_dtype)
-    values, indices = adapter.from_engine(engine.topk(a, spec), x)
+    engine = registry.pick(x, backend, spec, a)[1]
+    values, indices = adapter.from_engine(adapter.topk(engine, a, spec), x)
     return TopK(values, indices)
 
 
@@ -211,11 +218,12 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     array([[3],
            [4]])
     """
-    adapter, engine = registry.pick(x, backend)
-    a = adapter.to_engine(x, engine, "x")
-    idx = adapter.index(index, a, engine, "index")
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
+    idx = adapter.index(index, a, "index")
     spec = gather_spec(adapter.meta(a, "x"), dim, adapter.meta(idx, "index"))
-    return adapter.from_engine(engine.gather(a, idx, spec), x)
+    engine = registry.pick(x, backend, spec, a)[1]
+    return adapter.from_engine(adapter.gather(engine, a, idx, spec), x)
 
 
 @boundary("take_along_axis")
@@ -250,16 +258,15 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     array([[30],
            [20]])
     """
-    adapter, engine = registry.pick(x, None)
-    a = adapter.to_engine(x, engine, "x")
-    idx = adapter.index(indices, a, engine, "indices")
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
+    idx = adapter.index(indices, a, "indices")
     ax, x_shape, idx_shape = take_along_axis_shapes(
         adapter.meta(a, "x"), adapter.meta(idx, "indices"), axis
     )
     a = adapter.broadcast_to(a, x_shape)
     idx = adapter.broadcast_to(idx, idx_shape)
-    spec = gather_spec(
-        adapter.meta(a, "x"), ax, adapter.meta(idx, "indices"), index_name="indices",
-        dim_name="axis"
-    )
-    return adapter.from_engine(engine.gather(a, idx, spec), x)
+    spec = gather_spec(adapter.meta(a, "x"), ax, adapter.meta(idx, "indices"),
+                       index_name="indices", dim_name="axis")
+    engine = registry.pick(x, None, spec, a)[1]
+    return adapter.from_engine(adapter.gather(engine, a, idx, spec, "take_along_axis"), x)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .tracing import constant_while_tracing
+
 __all__ = [
     "GATHER_DTYPES",
     "INDEX_DTYPES",
@@ -50,8 +52,13 @@ def is_bfloat16(dtype: np.dtype) -> bool:
 _NAMES: dict[int, str | None] = {}
 
 
+@constant_while_tracing
 def supported_name(dtype: np.dtype) -> str | None:
     """The supported type's name (None if unsupported); memoised, as dtype names are slow.
+
+    torch.compile calls it for real while it traces: Dynamo works on its own copy of
+    the memo, so a fill made while tracing one dtype would be invisible when the
+    same graph meets the next.
 
     >>> supported_name(np.dtype(">i4")), supported_name(np.dtype("U3"))
     ('int32', None)

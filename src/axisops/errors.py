@@ -16,8 +16,8 @@ message is rendered when it is read, in the words of the front that shows it:
   every public function is declared with :func:`boundary`, which records its
   name on any :class:`AxisOpsError` leaving it (the message is not rewritten:
   ``str()`` renders ``function(): message``);
-- ``take_along_axis`` calls gather's ``index`` and ``dim`` ``indices`` and
-  ``axis`` (:data:`FUNCTION_WORDS`);
+- ``take_along_axis`` (and the torch drop-in ``take_along_dim``) calls gather's
+  ``index`` and ``dim`` ``indices`` and ``axis`` (:data:`FUNCTION_WORDS`);
 - the command line spells arguments as its flags (``--chunk-bytes``, ``INPUT
   x.npy``) by giving the error its :class:`Words` (:meth:`AxisOpsError.spell`);
 - the DirectML and Ascend facades read the fields and write their own text.
@@ -122,6 +122,7 @@ PYTHON = Words()
 #: Functions that call an argument otherwise than the code that finds the problem.
 FUNCTION_WORDS: dict[str, Words] = {
     "take_along_axis": Words({"index": "indices", "dim": "axis"}),
+    "take_along_dim": Words({"index": "indices", "dim": "axis"}),  # axisops.torch's
 }
 
 

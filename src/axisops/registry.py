@@ -1,46 +1,43 @@
-"""The registry: which adapter and engine serve a call, picked once per call.
+"""The registry: which engine serves a call, picked once per call.
 
 An array's *family* is the root module of its type (``numpy``, ``torch``,
-``dask``...).  Each family has one adapter (:mod:`axisops.adapters`); arrays no
-adapter claims (lists, scalars, unknown types) are NumPy's.  The adapter says
-which array type its engines compute on for this array (NumPy for a CPU array,
-torch for an accelerator one), and the engine is the named one
-(``backend="name"``, checked against the adapter), or the available engine of
-that type with the highest priority that takes the array by default.
+``dask``...); its adapter (:func:`axisops.adapters.of`) says which array types of
+engines can run it (NumPy engines for a CPU tensor, torch engines for any
+tensor) and which is the default (by its device).  The engine is the named one
+(``backend="name"``, checked against the adapter and the array), or the
+available engine of the default type with the highest priority that takes the
+array and the request by default.  Given the validated request (``spec``), an
+engine that cannot take it (Triton's kernels and a 64-bit type, say) is passed
+over for the next engine of its type that can, named or not.
 
 Nothing below the public functions calls the registry again: pieces of a call
-(merges, boxes, Dask tasks) run on the engine they are given.  The registry
-imports no heavy dependency; adapters and engines import theirs when they run.
+(merges, boxes, Dask tasks, the torch operators' kernels, the JAX host callback)
+run on the engine they are given, or find it by name in the engine table.  The
+registry imports no heavy dependency; adapters and engines import theirs when
+they run.  ``torch.compile`` traces :func:`pick` (its table lookups are constants
+while it traces, :mod:`axisops.tracing`), so a compiled program's first call may
+be the first call.
 """
 
 from __future__ import annotations
 
-import importlib
-import threading
 from typing import Any
 
 from . import adapters, engines
 from .adapters.base import Adapter
 from .engines.base import Engine
 from .errors import boundary
-from .validation import backend_name, check_backend, check_new_backend, no_backend, type_name
+from .validation import (
+    GatherSpec,
+    TopKSpec,
+    backend_name,
+    check_backend,
+    check_new_backend,
+    no_backend,
+    type_name,
+)
 
-__all__ = ["backends", "pick", "register_backend", "select"]
-
-_lock = threading.RLock()
-_by_family: dict[str, Adapter] = {}
-
-
-def _adapters() -> dict[str, Adapter]:
-    if not _by_family:
-        with _lock:
-            found: dict[str, Adapter] = {}
-            for path in adapters.TABLE.values():
-                module, _, attribute = path.partition(":")
-                adapter = getattr(importlib.import_module(module), attribute)
-                found.update(dict.fromkeys(adapter.families, adapter))
-            _by_family.update(found)
-    return _by_family
+__all__ = ["backends", "pick", "register_backend"]
 
 
 def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
@@ -48,49 +45,58 @@ def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
             if e.array_type in adapter.engine_types and (e.available() or not available_only)]
 
 
-def pick(x: Any, backend: Any = None) -> tuple[Adapter, Engine]:
+def _named(name: str) -> Engine:
+    try:
+        return engines.get(name)
+    except KeyError:
+        check_backend(name, known=engines.names())
+        raise  # not reached: check_backend raised
+
+
+def pick(x: Any, backend: Any = None, spec: TopKSpec | GatherSpec | None = None,
+         a: Any = None) -> tuple[Adapter, Engine]:
     """The adapter and engine that run an operation on ``x``: the named engine, or the default.
 
+    Parameters
+    ----------
+    x : array_like
+        The user's array (its family names the adapter; its type names it in errors).
+    backend : str, optional
+        An engine's name (``backend=``), or None for the default.
+    spec : TopKSpec or GatherSpec, optional
+        The validated request, when there is one: engines that cannot take it are
+        passed over.
+    a : array, optional
+        ``x`` as the adapter takes it (:meth:`~axisops.adapters.base.Adapter.take`),
+        which the engines are asked about; ``x`` itself by default.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> adapter, engine = pick(np.zeros(3), "numpy")
     >>> adapter.name, engine.name
     ('numpy', 'numpy')
     """
-    root = type(x).__module__.partition(".")[0]
-    if root == "torch":
-        from .backends.legacy import while_compiling
-
-        pair = while_compiling(x, backend)
-        if pair is not None:
-            return pair
-    adapter = _adapters().get(root) or _by_family["numpy"]
+    adapter = adapters.of(x)
+    a = x if a is None else a
     name = backend_name(backend)
     if name is not None:
-        try:
-            engine = engines.get(name)
-        except KeyError:
-            check_backend(name, known=engines.names())
+        engine = _named(name)
         if engine.array_type not in adapter.engine_types:
             check_backend(name, for_type=(type_name(x), _engines_for(adapter)))
         if engine.missing():
             check_backend(name, missing=(engine.missing(), engine.extra))
-        if engine.array_type != adapter.engine_type(x) or not engine.supports(x):
+        if not adapter.accepts(x, engine.array_type) or not engine.supports(a):
             check_backend(name, device_of=type_name(x))
-        return adapter, engine
-    for engine in engines.of_type(adapter.engine_type(x)):
-        if engine.default_for(x):
+        if spec is None or engine.supports(a, spec):
+            return adapter, engine
+        array_type = engine.array_type  # it cannot take this request: the default that can
+    else:
+        array_type = adapter.engine_type(x)
+    for engine in engines.of_type(array_type):
+        if engine.default_for(a, spec):
             return adapter, engine
     no_backend(type_name(x), _engines_for(adapter, available_only=False))
-
-
-def select(x: Any, backend: str | None = None) -> Any:
-    """The engine :func:`pick` gives ``x``; for torch tensors, the old torch backend behind it.
-
-    The torch operators (``axisops::topk`` and the others) look up their runner
-    here until the torch path is rewritten.
-    """
-    engine = pick(x, backend)[1]
-    return getattr(engine, "backend", engine)
 
 
 def register_backend(backend: Engine, *, replace: bool = False) -> None:

@@ -113,10 +113,10 @@ class GatherSpec:
     """A validated gather request; ``dim`` is in ``[0, ndim)``.
 
     ``index_shape[d] <= shape[d]`` for every ``d != dim``; index *values* are
-    checked by the engine (see :func:`check_index_values`).  ``index_name`` and
-    ``dim_name`` are read by the torch operators only, to pick the operator
-    (``axisops::take_along_axis`` or ``axisops::gather``); messages take their
-    words from the function that was called, not from here.
+    checked by the engine (see :func:`check_index_values`).  A spec holds no
+    wording: the messages of its errors name ``index`` and ``dim``, and the
+    function that was called words them its own way (``take_along_axis`` says
+    ``indices`` and ``axis``, see :data:`axisops.errors.FUNCTION_WORDS`).
     """
 
     shape: tuple[int, ...]
@@ -124,8 +124,6 @@ class GatherSpec:
     dim: int
     index_shape: tuple[int, ...]
     index_dtype: np.dtype
-    index_name: str = "index"
-    dim_name: str = "dim"
 
     @property
     def n(self) -> int:
@@ -337,6 +335,14 @@ def check_index_capacity(dtype: np.dtype, top: int, axis: int, size: int | None 
              name="index_dtype", value=dtype, allowed=f"a maximum >= {top}")
 
 
+def check_axis_length(n: int, axis: int, most: int, what: str) -> None:
+    """An axis of size ``n`` is at most ``most`` long, the longest ``what`` takes."""
+    if n > most:
+        _invalid(f"axis {axis} of size {n} is too long for {what} (need at most {most} "
+                 f"elements)", name="x", value=n, axis=axis, high=most,
+                 allowed=f"at most {most} elements along the axis")
+
+
 def check_narrowed_index(wanted: np.dtype, got: np.dtype, n: int, axis: int, by: str) -> None:
     """A producer that narrows ``wanted`` to ``got`` (JAX without 64-bit types) can still
     hold the last index of an axis of size ``n``."""
@@ -422,7 +428,8 @@ def gather_spec(
     """Validate a gather call (torch.gather semantics); returns a clean spec.
 
     ``index_name`` and ``dim_name`` are the caller's names of the arguments, for
-    the messages (``take_along_axis`` says ``indices`` and ``axis``).
+    the messages of these checks (``take_along_axis`` says ``indices`` and
+    ``axis``); the spec does not keep them.
     """
     require_rank("x", meta)
     check_gather_dtype("x", meta.dtype)
@@ -431,9 +438,7 @@ def gather_spec(
     d = normalize_axis(dim_name, dim, meta.ndim)
     check_index_extents(meta.shape, d, index.shape, index_name, dim_name)
     check_gather_source(meta.shape, d, index.size, index_name, dim_name)
-    return GatherSpec(
-        meta.shape, meta.dtype, d, index.shape, native(index.dtype), index_name, dim_name
-    )
+    return GatherSpec(meta.shape, meta.dtype, d, index.shape, native(index.dtype))
 
 
 def take_along_axis_shapes(
@@ -590,6 +595,14 @@ def refuse_array(name: str, x: Any, problem: str) -> NoReturn:
     _invalid(f"{name} {problem}", name=name, value=x, allowed="a readable array")
 
 
+def refuse_dtype(name: str, dtype: Any, framework: str) -> NoReturn:
+    """A ``framework`` dtype with no NumPy dtype axisops takes (torch's complex32, say)."""
+    allowed = ", ".join(GATHER_DTYPES)
+    raise with_fields(UnsupportedDTypeError(
+        f"{name} has {framework} dtype {dtype}, which axisops does not support "
+        f"(supported: {allowed})"), name=name, dtype=dtype, allowed=allowed)
+
+
 def check_known_chunks(name: str, shape: tuple[Any, ...]) -> tuple[int, ...]:
     """A dask array's shape, every size known."""
     for d, size in enumerate(shape):
@@ -683,6 +696,47 @@ def as_chunk_bytes(value: Any) -> int:
         _invalid(Arg("chunk_bytes", value, "assign"), " is not allowed (need an integer >= 1)",
                  name="chunk_bytes", value=value, allowed="an integer >= 1")
     return int(value)
+
+
+# ---- axisops.torch: torch's signatures and out= rules ----------------------------------------
+
+
+def need_type(name: str, value: Any, ok: bool, kind: str, why: str = "") -> None:
+    """``value`` is a ``kind`` (``ok``: the caller's test, which needs no import here);
+    ``why`` adds a reason in parentheses."""
+    if not ok:
+        tail = f" ({why})" if why else ""
+        _invalid(f"{name} is a {type(value).__name__}, not a {kind}{tail}", name=name,
+                 value=value, allowed=f"a {kind}")
+
+
+def check_out_pair(value: Any, ok: bool) -> None:
+    """``out=`` of ``torch.topk``: a pair of tensors (``ok``: the caller's test)."""
+    if not ok:
+        _invalid(f"out is a {type(value).__name__}, need a tuple of two tensors (values, "
+                 f"indices)", name="out", value=value, allowed="a tuple of two tensors")
+
+
+def check_out_tensor(name: str, dtype: Any, need_dtype: Any, device: Any, need_device: Any,
+                     function: str) -> None:
+    """An ``out=`` tensor of the result's dtype (never cast, as torch's ``function`` does)
+    on the input's device."""
+    if dtype != need_dtype:
+        raise with_fields(UnsupportedDTypeError(
+            f"{name} has dtype {dtype}, need {need_dtype} (out= tensors are written as they "
+            f"are, never cast, as torch.{function} does)"),
+            name=name, dtype=dtype, allowed=str(need_dtype))
+    if device != need_device:
+        _invalid(f"{name} is on {device}, need input's device {need_device}", name=name,
+                 value=device, allowed=str(need_device))
+
+
+def refuse_out_with_grad(records: bool, function: str) -> None:
+    """``out=`` records no autograd history: refused while an argument requires grad."""
+    if records:
+        _invalid(f"out= cannot record autograd history, but an argument requires grad (as "
+                 f"torch.{function} refuses; call it without out=, or under torch.no_grad())",
+                 name="out", value=None, allowed="no out= with autograd")
 
 
 # ---- StreamingTopK ---------------------------------------------------------------------------

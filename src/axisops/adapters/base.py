@@ -1,18 +1,20 @@
 """What an adapter is: a user's array type turned into what an engine takes, and back.
 
-The registry (:mod:`axisops.registry`) knows adapters by array *family*, the root
-module of the array's type (``numpy``, ``dask``, ``cupy``...), and picks the
-(adapter, engine) pair once per call.  The public function then runs::
+An adapter serves the arrays of some *families* (the root module of the array's
+type: ``numpy``, ``torch``, ``cupy``...; :func:`axisops.adapters.of` finds it).
+The public functions run::
 
-    a = adapter.to_engine(x, engine, "x")         # e.g. a NumPy view of a CPU array
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")                       # the array as engines of its type read it
     spec = validation.topk_spec(adapter.meta(a, "x"), ...)
-    result = engine.topk(a, spec)
+    adapter, engine = registry.pick(x, backend, spec, a)   # the one choice
+    result = adapter.topk(engine, a, spec)         # the engine runs, on what it takes
     return adapter.from_engine(result, x)          # back in x's own type
 
 An adapter never computes and imports no engine: it is given the engine, and
-may read its ``array_type`` (the DLPack adapter imports CPU arrays as NumPy and
-accelerator arrays as torch tensors).  Its heavy dependency is imported inside
-its methods.
+reads its ``array_type`` (the torch adapter views CPU tensors as NumPy arrays for
+the NumPy engines, and hands the torch engines tensors).  Its heavy dependency
+is imported inside its methods.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..validation import ArrayMeta
+from ..validation import ArrayMeta, GatherSpec, TopKSpec
 
 __all__ = ["Adapter"]
 
@@ -39,28 +41,44 @@ class Adapter(ABC):
     engine_types: tuple[str, ...] = ("numpy",)
 
     def engine_type(self, x: Any) -> str:
-        """The array type of the engines that can run ``x`` (by its device, say)."""
+        """The array type of the engines that run ``x`` by default (by its device, say)."""
         return self.engine_types[0]
 
-    def to_engine(self, x: Any, engine: Any, name: str) -> Any:
-        """``x`` as ``engine`` takes it (``name`` is the argument, for messages)."""
+    def accepts(self, x: Any, array_type: str) -> bool:
+        """Whether engines of ``array_type`` may run ``x`` (when named with ``backend=``)."""
+        return array_type == self.engine_type(x)
+
+    def take(self, x: Any, name: str) -> Any:
+        """``x`` as this adapter hands it to engines (``name``: the argument, for messages),
+        refused with the library's error if it cannot be read."""
         return x
 
-    def index(self, index: Any, x: Any, engine: Any, name: str) -> Any:
-        """A gather index, as ``engine`` takes it beside ``x`` (already converted)."""
-        return self.to_engine(index, engine, name)
+    def index(self, index: Any, x: Any, name: str) -> Any:
+        """A gather index, as this adapter hands it to engines beside ``x`` (taken)."""
+        return self.take(index, name)
 
     @abstractmethod
     def meta(self, a: Any, name: str) -> ArrayMeta:
-        """Shape and NumPy dtype of a converted array (refusing a type with none)."""
+        """Shape and NumPy dtype of a taken array (refusing a type with none)."""
 
     @abstractmethod
     def broadcast_to(self, a: Any, shape: tuple[int, ...]) -> Any:
-        """A broadcast view of a converted array (``take_along_axis``)."""
+        """A broadcast view of a taken array (``take_along_axis``)."""
+
+    def topk(self, engine: Any, a: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        """``engine``'s top-k of the taken array ``a``."""
+        return engine.topk(a, spec)
+
+    def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
+               function: str = "gather") -> Any:
+        """``engine``'s gather from the taken array ``a``; ``function`` is the public
+        function (``"gather"`` or ``"take_along_axis"``), for adapters whose framework
+        records the call by name (torch's operators)."""
+        return engine.gather(a, index, spec)
 
     def from_engine(self, result: Any, like: Any) -> Any:
-        """An engine's result (an array, or a tuple of them) back in the type of ``like``,
-        the user's array."""
+        """A result (an array, or a tuple of them) back in the type of ``like``, the
+        user's array."""
         return result
 
     def __repr__(self) -> str:

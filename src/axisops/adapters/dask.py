@@ -29,13 +29,13 @@ class DaskAdapter(Adapter):
     families = ("dask",)
     engine_types = ("dask",)
 
-    def to_engine(self, x: Any, engine: Any, name: str) -> Any:
+    def take(self, x: Any, name: str) -> Any:
         if not _is_dask_array(x):
             unreadable(name, x, "is a dask collection but not a dask array",
                        "need a dask.array.Array")
         return x
 
-    def index(self, index: Any, x: Any, engine: Any, name: str) -> Any:
+    def index(self, index: Any, x: Any, name: str) -> Any:
         return index if _is_dask_array(index) else as_ndarray(index, name)
 
     def meta(self, a: Any, name: str) -> ArrayMeta:

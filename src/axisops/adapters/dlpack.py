@@ -13,8 +13,8 @@ Results go back through the producer's own array namespace (``jax.numpy``,
 ``cupy``): ``xp.asarray(result, device=x.device)`` for CPU producers,
 ``xp.from_dlpack(result)`` (zero-copy) for accelerator ones.  Other types with
 ``__array_namespace__`` are not claimed here; they are read through NumPy and
-give NumPy arrays.  JAX arrays have their own adapter; its CPU route imports
-them here (:func:`import_array`, :func:`export`).
+give NumPy arrays.  JAX arrays have their own adapter (:mod:`axisops.adapters.jax`),
+which imports CPU arrays with :func:`import_array` and exports with :func:`export`.
 """
 
 from __future__ import annotations
@@ -144,11 +144,11 @@ def export(result: Any, like: Imported) -> Any:
     return xp.asarray(result)
 
 
-def _torch_backend() -> Any:
-    # Accelerator arrays become torch tensors, read as the torch backend reads them.
-    from ..backends.torch_backend import BACKEND
+def _torch() -> Adapter:
+    # Accelerator arrays become torch tensors, read as the torch adapter reads them.
+    from .torch import ADAPTER
 
-    return BACKEND
+    return ADAPTER
 
 
 class DLPackAdapter(Adapter):
@@ -161,24 +161,24 @@ class DLPackAdapter(Adapter):
     def engine_type(self, x: Any) -> str:
         return "numpy" if _device_type(x, "x") in _CPU_DEVICES else "torch"
 
-    def to_engine(self, x: Any, engine: Any, name: str) -> Any:
-        return import_array(x, name, via_torch=engine.array_type == "torch").array
+    def take(self, x: Any, name: str) -> Any:
+        return import_array(x, name).array
 
-    def index(self, index: Any, x: Any, engine: Any, name: str) -> Any:
+    def index(self, index: Any, x: Any, name: str) -> Any:
         family = type(index).__module__.partition(".")[0]
         if hasattr(index, "__dlpack_device__") and family in self.families:
             index = import_array(index, name, via_torch=is_torch(x)).array
         if is_torch(x):
-            return _torch_backend().as_index(index, x, name)
+            return _torch().index(index, x, name)
         if is_torch(index):
-            from ..backends.torch_backend import numpy_view
+            from .torch import numpy_view
 
             return numpy_view(index.cpu())
         return as_ndarray(index, name)
 
     def meta(self, a: Any, name: str) -> ArrayMeta:
         if is_torch(a):
-            return _torch_backend().meta(a, name)
+            return _torch().meta(a, name)
         return ArrayMeta(a.shape, a.dtype)
 
     def broadcast_to(self, a: Any, shape: tuple[int, ...]) -> Any:

@@ -59,7 +59,7 @@ class NumpyAdapter(Adapter):
     name = "numpy"
     families = ("numpy", "builtins")
 
-    def to_engine(self, x: Any, engine: Any, name: str) -> np.ndarray:
+    def take(self, x: Any, name: str) -> np.ndarray:
         return as_ndarray(x, name)
 
     def meta(self, a: np.ndarray, name: str) -> ArrayMeta:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-__all__ = ["CASES", "Case", "Target", "make_index", "make_input", "quick_cases"]
+__all__ = ["CASES", "SELECT_OPS", "Case", "Target", "make_index", "make_input", "quick_cases"]
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,15 @@ class Target:
         return " or ".join(parts)
 
 
+#: the selection family's operations; ``Case.k`` is kthvalue's k (1-based) and partition's
+#: kth (0-based), unused by the others.
+SELECT_OPS = ("sort", "argsort", "kthvalue", "median", "partition", "argpartition")
+
+
 @dataclass(frozen=True)
 class Case:
-    """One benchmark case (top-k unless ``op == "gather"``)."""
+    """One benchmark case: top-k (``op == "topk"``), ``"gather"``, or one of
+    :data:`SELECT_OPS`."""
 
     name: str
     shape: tuple[int, ...]
@@ -76,11 +82,19 @@ class Case:
             return tuple(s // factor if s >= 1000 else s for s in shape)
 
         shape = shrink(self.shape)
-        k = min(self.k, shape[self.axis])
+        n = shape[self.axis]
+        k = min(self.k, n)
         if self.k == self.shape[self.axis] - 1 or self.k >= self.shape[self.axis]:
-            k = shape[self.axis] - (self.shape[self.axis] - self.k)
-        k = max(1, k) if self.op == "topk" else 0
+            k = n - (self.shape[self.axis] - self.k)
+        if self.op in ("kthvalue", "partition", "argpartition"):  # the same place in the row
+            k = self.k * n // self.shape[self.axis]
+            k = max(1, k) if self.op == "kthvalue" else min(k, n - 1)
+        else:
+            k = max(1, k) if self.op == "topk" else 0
         what = f"{self.dtype} {shape}" + (f" k={k}" if self.op == "topk" else "")
+        if self.op in SELECT_OPS:
+            what = f"{self.op} {what}" + (f" k={k}" if self.op in ("kthvalue", "partition",
+                                                                   "argpartition") else "")
         return replace(self, name=f"quick {what} ({self.name})", shape=shape, k=k,
                        index_shape=shrink(self.index_shape), twin="", targets=())
 
@@ -91,6 +105,10 @@ def _peers(speedup: float, floor: float | None = None) -> Target:
 
 #: every top-k row: at least 2x the fastest peer, or within 1.3x of one read.
 _ANY = _peers(2, 1.3)
+
+
+def _vs(peer: str, speedup: float) -> Target:
+    return Target(peer=peer, min_speedup=speedup)
 
 
 def _adversarial(name: str, shape: tuple[int, ...], k: int, pattern: str, twin: str,
@@ -165,6 +183,28 @@ CASES: tuple[Case, ...] = (
     _adversarial("(1000, 10k) k=10 on +-0.0", (1000, 10_000), 10, "zeros", "(1000, 10k) k=10"),
     _adversarial("(1000, 10k) k=10 three values", (1000, 10_000), 10, "three",
                  "(1000, 10k) k=10"),
+    # The selection family (issue 35): stable sort, kthvalue and median, partition.
+    Case("sort (10k, 1000)", (10_000, 1000), op="sort",
+         targets=(_vs("torch", 4), _vs("numpy", 4))),
+    Case("argsort (10k, 1000)", (10_000, 1000), op="argsort",
+         targets=(_vs("torch", 4), _vs("numpy", 4))),
+    Case("sort (1, 10M)", (1, 10_000_000), op="sort", targets=(_vs("torch", 3), _vs("numpy", 3))),
+    Case("argsort (1, 10M)", (1, 10_000_000), op="argsort",
+         targets=(_vs("torch", 3), _vs("numpy", 3))),
+    Case("kthvalue (1000, 10k) k=5000", (1000, 10_000), k=5000, op="kthvalue",
+         targets=(_vs("torch", 3), Target(max_floor=2))),
+    Case("median (1000, 10k)", (1000, 10_000), op="median",
+         targets=(_vs("torch", 3), Target(max_floor=2))),
+    Case("kthvalue (1, 10M) k=5M", (1, 10_000_000), k=5_000_000, op="kthvalue",
+         targets=(_vs("torch", 3), Target(max_floor=1.5))),
+    Case("median (1, 10M)", (1, 10_000_000), op="median",
+         targets=(_vs("torch", 3), Target(max_floor=1.5))),
+    Case("partition (1000, 10k) kth=5000", (1000, 10_000), k=5000, op="partition",
+         targets=(_vs("numpy", 2),)),
+    Case("argpartition (1000, 10k) kth=5000", (1000, 10_000), k=5000, op="argpartition",
+         targets=(_vs("numpy", 2),)),
+    Case("partition (1, 10M) kth=5M", (1, 10_000_000), k=5_000_000, op="partition",
+         targets=(_vs("numpy", 2),)),
 )
 
 

@@ -75,7 +75,8 @@ def _torch_rows(quick: bool, repeats: int) -> list[Row]:
     import torch
 
     import axisops
-    from axisops.backends.torch_backend import BACKEND
+    from axisops import engines
+    from axisops.adapters.torch import ADAPTER
     from axisops.validation import ArrayMeta, topk_spec
 
     rows, n, tokens = (100, 10_000, 2048) if quick else (1000, 10_000, 16384)
@@ -84,7 +85,7 @@ def _torch_rows(quick: bool, repeats: int) -> list[Row]:
     spec = topk_spec(ArrayMeta(tuple(x.shape), np.dtype("float32")), 10, -1, True,
                      True, None)
     layer = {"axisops.topk": lambda: axisops.topk(x, 10),
-             "direct kernel": lambda: BACKEND.run_topk(x, spec)}
+             "direct kernel": lambda: ADAPTER.engine_topk(engines.get("cpu"), x, spec)}
     agree = all(torch.equal(a, b) for a, b in zip(layer["axisops.topk"](),
                                                   layer["direct kernel"]()))
     out = [Row(f"torch op layer ({rows}, {n}) k=10", "axisops.topk", "direct kernel",

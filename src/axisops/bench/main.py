@@ -25,9 +25,9 @@ from axisops import gather as ax_gather
 from axisops import topk as ax_topk
 from axisops.config import get_num_threads
 
-from .cases import CASES, Case, make_index, make_input, quick_cases
+from .cases import CASES, SELECT_OPS, Case, make_index, make_input, quick_cases
 from .memory import measure
-from .peers import axisops_runner, floor_runner, missing_peers, peer_runners
+from .peers import axisops_runner, floor_runner, missing_peers, peer_runners, select_k
 from .report import PEERS, case_record, machine, print_header, print_row, write_json, write_png
 from .timing import IDLE_SECONDS, WARM_SECONDS, CaseTimes, time_case
 
@@ -60,9 +60,35 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return p
 
 
+def _same(got: Any, want: Any) -> bool:
+    if isinstance(got, tuple):
+        return len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
+    got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
+    return got.shape == want.shape and bool(np.array_equal(got.view(np.uint8),
+                                                           want.view(np.uint8)))
+
+
+def _exact_select(case: Case, x: np.ndarray) -> bool:
+    """A selection case against the oracles of axisops.reference, bit for bit."""
+    from axisops import reference
+
+    got = axisops_runner(case).call((x, None))
+    k = select_k(case, x.shape[case.axis])
+    want = {"sort": lambda: (reference.sort(x, case.axis)[0], None),
+            "argsort": lambda: (None, reference.argsort(x, case.axis)),
+            "kthvalue": lambda: reference.kthvalue(x, k, case.axis),
+            "median": lambda: reference.kthvalue(x, k, case.axis),
+            "partition": lambda: (reference.partition(x, case.k, case.axis), None),
+            "argpartition": lambda: (None, reference.argpartition(x, case.k, case.axis)),
+            }[case.op]()
+    return all(w is None or _same(g, w) for g, w in zip(got, want))
+
+
 def _exact(case: Case, backend: str | None) -> bool:
     """axisops' answer on the first input copy against the NumPy oracle, bit for bit."""
     x = make_input(case, 0)
+    if case.op in SELECT_OPS:
+        return _exact_select(case, x)
     if case.op == "gather":
         index = make_index(case, 0)
         got = ax_gather(x, case.axis, index, backend=backend)

@@ -19,10 +19,10 @@ from axisops import gather as ax_gather
 from axisops import topk as ax_topk
 from axisops.dtypes import as_dtype
 
-from .cases import Case
+from .cases import SELECT_OPS, Case
 
-__all__ = ["Runner", "axisops_runner", "floor_runner", "missing_peers", "numpy_topk",
-           "peer_runners"]
+__all__ = ["Runner", "axisops_runner", "floor_runner", "missing_peers", "numpy_select",
+           "numpy_topk", "peer_runners", "select_k"]
 
 #: The modules each peer needs, and the pip extra that installs them.
 PEER_NEEDS = {"torch": (("torch",), "torch"), "jax": (("jax",), "jax"),
@@ -42,8 +42,34 @@ def _numpy_inputs(x: np.ndarray, index: np.ndarray | None) -> Any:
     return x, index
 
 
+def select_k(case: Case, n: int) -> int:
+    """The case's k for kthvalue (1-based; the lower median's for median), or its kth for
+    partition (0-based)."""
+    return (n - 1) // 2 + 1 if case.op == "median" else case.k
+
+
+def _axisops_select(case: Case) -> Callable[[Any], Any]:
+    """The selection family through the compiled core's engine functions
+    (``axisops.engines.cpu``), which the public functions will call."""
+    from axisops.engines import cpu
+
+    def call(a: Any) -> Any:
+        x = a[0]
+        if case.op in ("sort", "argsort"):
+            values = case.op == "sort"
+            return cpu.sort(x, case.axis, False, values, not values)
+        if case.op in ("kthvalue", "median"):
+            return cpu.kthvalue(x, case.axis, select_k(case, x.shape[case.axis]))
+        values = case.op == "partition"
+        return cpu.partition(x, case.axis, case.k, values, not values)
+
+    return call
+
+
 def axisops_runner(case: Case, backend: str | None = None) -> Runner:
     """axisops itself (the default backend unless one is named)."""
+    if case.op in SELECT_OPS:
+        return Runner("axisops", _numpy_inputs, _axisops_select(case))
     if case.op == "gather":
         return Runner("axisops", _numpy_inputs,
                       lambda a: ax_gather(a[0], case.axis, a[1], backend=backend))
@@ -86,7 +112,26 @@ def numpy_topk(x: np.ndarray, k: int, axis: int,
     return np.take_along_axis(vals, order, axis), np.take_along_axis(idx, order, axis)
 
 
+def numpy_select(x: np.ndarray, case: Case) -> Any:
+    """NumPy's route to each selection op: stable sorts; kthvalue and the lower median by
+    ``argpartition`` and a take (values and indices, as torch and axisops return them)."""
+    axis = case.axis
+    if case.op == "sort":
+        return np.sort(x, axis=axis, kind="stable")
+    if case.op == "argsort":
+        return np.argsort(x, axis=axis, kind="stable")
+    if case.op == "partition":
+        return np.partition(x, case.k, axis=axis)
+    if case.op == "argpartition":
+        return np.argpartition(x, case.k, axis=axis)
+    k = select_k(case, x.shape[axis])
+    idx = np.take(np.argpartition(x, k - 1, axis=axis), [k - 1], axis=axis)
+    return np.take_along_axis(x, idx, axis), idx
+
+
 def _numpy(case: Case) -> Runner:
+    if case.op in SELECT_OPS:
+        return Runner("numpy", _numpy_inputs, lambda a: numpy_select(a[0], case))
     if case.op == "gather":
         return Runner("numpy", _numpy_inputs,
                       lambda a: np.take_along_axis(a[0], a[1], case.axis))
@@ -102,7 +147,23 @@ def _torch_tensor(x: np.ndarray) -> Any:
     return torch.from_numpy(x)
 
 
-def _torch(case: Case, threads: int) -> Runner:
+def _torch_select(case: Case) -> Callable[[Any], Any] | None:
+    """torch's op for a selection case, or None where torch has none (partition)."""
+    import torch
+
+    dim = case.axis
+    if case.op == "sort":
+        return lambda a: torch.sort(a[0], dim=dim, stable=True)
+    if case.op == "argsort":
+        return lambda a: torch.argsort(a[0], dim=dim, stable=True)
+    if case.op == "kthvalue":
+        return lambda a: torch.kthvalue(a[0], case.k, dim=dim)
+    if case.op == "median":
+        return lambda a: torch.median(a[0], dim=dim)
+    return None
+
+
+def _torch(case: Case, threads: int) -> Runner | None:
     import torch
 
     torch.set_num_threads(threads)
@@ -110,13 +171,33 @@ def _torch(case: Case, threads: int) -> Runner:
     def prepare(x: np.ndarray, index: np.ndarray | None) -> Any:
         return _torch_tensor(x), None if index is None else torch.from_numpy(index)
 
+    if case.op in SELECT_OPS:
+        call = _torch_select(case)
+        return None if call is None else Runner("torch", prepare, call)
     if case.op == "gather":
         return Runner("torch", prepare, lambda a: torch.gather(a[0], case.axis, a[1]))
     return Runner("torch", prepare,
                   lambda a: torch.topk(a[0], case.k, dim=case.axis, largest=case.largest))
 
 
-def _jax(case: Case) -> Runner:
+def _jax_select(case: Case) -> Callable[..., Any] | None:
+    """JAX's op for a selection case (its sorts are stable), or None where it has none
+    with the same meaning (kthvalue; its median averages)."""
+    import jax.numpy as jnp
+
+    axis = case.axis
+    if case.op == "sort":
+        return lambda x: jnp.sort(x, axis=axis, stable=True)
+    if case.op == "argsort":
+        return lambda x: jnp.argsort(x, axis=axis, stable=True)
+    if case.op == "partition":
+        return lambda x: jnp.partition(x, case.k, axis=axis)
+    if case.op == "argpartition":
+        return lambda x: jnp.argpartition(x, case.k, axis=axis)
+    return None
+
+
+def _jax(case: Case) -> Runner | None:
     import jax
 
     jax.config.update("jax_enable_x64", True)
@@ -125,6 +206,13 @@ def _jax(case: Case) -> Runner:
     def prepare(x: np.ndarray, index: np.ndarray | None) -> Any:
         args = (x,) if index is None else (x, index)
         return tuple(jax.device_put(a).block_until_ready() for a in args)
+
+    if case.op in SELECT_OPS:
+        op = _jax_select(case)
+        if op is None:
+            return None
+        jitted = jax.jit(op)
+        return Runner("jax", prepare, lambda a: jax.block_until_ready(jitted(*a)))
 
     def top_k(x: Any) -> Any:
         if case.largest:
@@ -176,7 +264,9 @@ def _ort_model(case: Case) -> bytes:
 
 def _ort(case: Case, threads: int) -> Runner | None:
     """ONNX Runtime's CPU TopK / GatherElements, or None where it has no kernel for the
-    case's type."""
+    case's type (or no operator at all: ONNX has no sort, kthvalue or partition)."""
+    if case.op in SELECT_OPS:
+        return None
     import onnxruntime as ort
 
     options = ort.SessionOptions()

@@ -1,21 +1,21 @@
 """Engines: one module per engine, listed here by name and imported when first used.
 
-=========  ===========  ==================================================
-name       computes on  module
-=========  ===========  ==================================================
-``cpu``    NumPy        :mod:`axisops.engines.cpu`: the compiled C++ core
-``numpy``  NumPy        :mod:`axisops.engines.numpy`: the oracle (reference/)
-``dask``   dask arrays  :mod:`axisops.engines.dask`: lazy graphs (dask/)
-``torch``  torch        stock torch operations (kernels/torch/)
-``triton`` torch        Triton kernels on CUDA tensors (kernels/triton/)
-``jax``    JAX          jax.lax operations (kernels/jax/)
-=========  ===========  ==================================================
+==========  ===========  ======================================================
+name        computes on  module
+==========  ===========  ======================================================
+``cpu``     NumPy        :mod:`axisops.engines.cpu`: the compiled C++ core
+``numpy``   NumPy        :mod:`axisops.engines.numpy`: the oracle (reference/)
+``dask``    dask arrays  :mod:`axisops.engines.dask`: lazy graphs (dask/)
+``torch``   torch        :mod:`axisops.engines.torch`: stock torch operations
+``triton``  torch        :mod:`axisops.engines.triton`: Triton kernels (kernels/triton/)
+``jax``     JAX          :mod:`axisops.engines.jax`: jax.lax operations
+==========  ===========  ======================================================
 
-The torch, Triton and JAX engines are the backends of :mod:`axisops.backends`,
-seen as engines through :mod:`axisops.backends.legacy` until they are rewritten
-as engines of their own.  This table is a lookup, not a choice: the registry
-(:mod:`axisops.registry`) picks an engine for a call; code that is *given* an
-engine by name (a Dask task, say) looks it up here with :func:`get`.
+This table is a lookup, not a choice: the registry (:mod:`axisops.registry`)
+picks an engine for a call; code that is *given* an engine by name (a Dask task,
+the torch operators, the JAX host callback) looks it up here with :func:`get`.
+The lookups are constants to ``torch.compile`` (:mod:`axisops.tracing`), so a
+compiled program's first call may be the first lookup.
 
 >>> from axisops import engines
 >>> engines.get("numpy").array_type
@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import threading
 
+from ..tracing import constant_while_tracing
 from .base import Engine
 
 __all__ = ["Engine", "all_engines", "default", "get", "names", "of_type", "register"]
@@ -36,9 +37,9 @@ TABLE = {
     "cpu": "axisops.engines.cpu",
     "numpy": "axisops.engines.numpy",
     "dask": "axisops.engines.dask",
-    "torch": "axisops.backends.legacy:TORCH",
-    "triton": "axisops.backends.legacy:TRITON",
-    "jax": "axisops.backends.legacy:JAX",
+    "torch": "axisops.engines.torch",
+    "triton": "axisops.engines.triton",
+    "jax": "axisops.engines.jax",
 }
 
 _lock = threading.RLock()
@@ -52,16 +53,25 @@ def names() -> list[str]:
         return sorted({*TABLE, *_loaded})
 
 
-def get(name: str) -> Engine:
-    """The engine called ``name`` (available or not); ``KeyError`` for an unknown name."""
-    found = _loaded.get(name)
-    if found is not None:
-        return found
+@constant_while_tracing
+def _load(name: str) -> bool:
+    """Import the engine called ``name`` into ``_loaded``; False for an unknown name."""
+    if name in _loaded:
+        return True
     with _lock:
         if name not in _loaded:
+            if name not in TABLE:
+                return False
             module, _, attribute = TABLE[name].partition(":")
             _loaded[name] = getattr(importlib.import_module(module), attribute or "ENGINE")
-        return _loaded[name]
+    return True
+
+
+def get(name: str) -> Engine:
+    """The engine called ``name`` (available or not); ``KeyError`` for an unknown name."""
+    if not _load(name):
+        raise KeyError(name)
+    return _loaded[name]
 
 
 def all_engines() -> list[Engine]:
@@ -70,13 +80,19 @@ def all_engines() -> list[Engine]:
     return sorted(found, key=lambda e: (e.array_type, -e.priority, e.name))
 
 
+@constant_while_tracing
+def _sort(array_type: str) -> bool:
+    if array_type not in _by_type:
+        found = [e for e in all_engines() if e.array_type == array_type and e.available()]
+        with _lock:
+            _by_type.setdefault(array_type, found)
+    return True
+
+
 def of_type(array_type: str) -> list[Engine]:
     """The available engines that compute on ``array_type``, the default first."""
-    found = _by_type.get(array_type)
-    if found is None:
-        found = [e for e in all_engines() if e.array_type == array_type and e.available()]
-        _by_type[array_type] = found
-    return found
+    _sort(array_type)
+    return _by_type[array_type]
 
 
 def default(array_type: str = "numpy") -> Engine:

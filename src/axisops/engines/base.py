@@ -25,12 +25,25 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import native
+from ..tracing import constant_while_tracing
 from ..validation import GatherSpec, TopKSpec
 
 __all__ = ["PIECE_INDEX", "Engine"]
 
 #: The index dtype of every partial top-k (offsets may exceed the caller's type).
 PIECE_INDEX = np.dtype(np.int64)
+
+
+_MISSING: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+@constant_while_tracing
+def _missing(requires: tuple[str, ...]) -> tuple[str, ...]:
+    """The modules of ``requires`` that are not installed (looked up once)."""
+    found = _MISSING.get(requires)
+    if found is None:
+        found = _MISSING[requires] = tuple(m for m in requires if find_spec(m) is None)
+    return found
 
 
 class Engine(ABC):
@@ -59,21 +72,24 @@ class Engine(ABC):
         return self.missing() == ()
 
     def missing(self) -> tuple[str, ...]:
-        """The required modules that are not installed (looked up once)."""
-        cached = self.__dict__.get("_missing")
-        if cached is None:
-            cached = tuple(m for m in self.requires if find_spec(m) is None)
-            self.__dict__["_missing"] = cached
-        return cached
+        """The required modules that are not installed (nothing is imported)."""
+        return _missing(tuple(self.requires))
 
-    def supports(self, x: Any) -> bool:
-        """Finer than ``array_type``: may this engine take the user's array ``x``
-        (its device, say) when named with ``backend=``?"""
+    def supports(self, x: Any, spec: TopKSpec | GatherSpec | None = None) -> bool:
+        """Finer than ``array_type``: may this engine take ``x`` (an array of its type,
+        as the adapter hands it over: its device, say), and this request (``spec``;
+        None: any request)?
+
+        The registry asks before it picks: a named engine that cannot take ``x``
+        is refused, and one that cannot take the request gives way to the default
+        engine of its type that can (Triton's kernels leave 64-bit types to the
+        ``"torch"`` engine, say).  No engine hands a request to another.
+        """
         return True
 
-    def default_for(self, x: Any) -> bool:
-        """May the registry pick this engine for ``x`` unasked (no ``backend=``)?"""
-        return self.supports(x)
+    def default_for(self, x: Any, spec: TopKSpec | GatherSpec | None = None) -> bool:
+        """May the registry pick this engine for ``x`` and ``spec`` unasked (no ``backend=``)?"""
+        return self.supports(x, spec)
 
     @abstractmethod
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
@@ -82,6 +98,18 @@ class Engine(ABC):
     @abstractmethod
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         """The gathered array for a validated spec (index values not yet checked)."""
+
+    def topk_into(self, x: Any, spec: TopKSpec, values: Any, indices: Any) -> None:
+        """:meth:`topk` written into ``values`` and ``indices`` (arrays of the out shape,
+        of ``spec``'s value dtype and any integer dtype that holds the indices).
+
+        For callers that own the output memory (the JAX host callback writes into
+        XLA's buffers).  This default copies :meth:`topk`'s result; an engine that can
+        write in place (``"cpu"``) does.
+        """
+        got_values, got_indices = self.topk(x, spec)
+        values[...] = got_values
+        indices[...] = got_indices
 
     def topk_block(self, block: Any, spec: TopKSpec, k: int | None = None) -> tuple[Any, Any]:
         """The sorted top-``min(k, n)`` of one piece of a validated request, int64 indices.

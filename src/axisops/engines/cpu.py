@@ -17,6 +17,9 @@ and every strategy returns the same bits; tests force each one with ``strategy=`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from math import prod
+
 import numpy as np
 
 from ..config import get_num_threads
@@ -25,11 +28,17 @@ from ..kernels.cpu_caches import data_cache_bytes
 from ..validation import GatherSpec, TopKSpec, check_index_values, raise_index_error
 from .base import Engine
 
-__all__ = ["ENGINE", "PREFETCH_DISTANCE", "STRATEGIES", "CpuEngine", "gather",
-           "gather_prefetch_distance", "strategy", "topk"]
+__all__ = ["ENGINE", "PREFETCH_DISTANCE", "SELECT_STRATEGIES", "STRATEGIES", "CpuEngine",
+           "gather", "gather_prefetch_distance", "kthvalue", "partition", "select_strategy",
+           "sort", "sort_strategy", "strategy", "topk", "topk_into"]
 
 #: every strategy :func:`topk` takes (see ``csrc/topk/driver.cpp``).
 STRATEGIES = ("insert", "scan", "radix", "columns", "split", "column-split")
+
+#: the strategies of :func:`sort`, :func:`kthvalue` and :func:`partition` (see
+#: ``csrc/select/select.cpp``): each sequence whole, or one sequence by parts across the
+#: threads; :func:`kthvalue` also takes ``"radix"``, its exact fallback.
+SELECT_STRATEGIES = ("rows", "split")
 
 #: the core's key kinds (``csrc/common/keys.hpp``).
 _UNSIGNED, _SIGNED, _FLOAT, _BFLOAT, _BOOL = range(5)
@@ -66,24 +75,128 @@ def _raw(x: np.ndarray) -> np.ndarray:
 
 
 def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
-         segment: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k of ``x`` for a validated ``spec`` (``strategy`` and ``segment`` for tests)."""
-    values = np.empty(spec.out_shape, spec.out_dtype)
-    indices = np.empty(spec.out_shape, np.int64)
+         segment: int | None = None,
+         out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k of ``x`` for a validated ``spec`` (``strategy`` and ``segment`` for tests).
+
+    ``out``: ``(values, indices)`` for the kernel to write into, C-contiguous, of the
+    out shape, ``values`` of the out dtype and ``indices`` int64 (returned as given).
+    """
+    if out is None:
+        values = np.empty(spec.out_shape, spec.out_dtype)
+        indices = np.empty(spec.out_shape, np.int64)
+    else:
+        values, indices = out
     if spec.k > 0 and values.size > 0:
         x = _addressable(x)
         _kernels().topk(_raw(x), _kind(spec.out_dtype), spec.axis, spec.k, spec.largest,
                         spec.sorted, _raw(values), indices, get_num_threads(), strategy or "",
                         segment or 0)
-    if spec.index_dtype != np.int64:
+    if out is None and spec.index_dtype != np.int64:
         indices = indices.astype(spec.index_dtype)
     return values, indices
+
+
+def topk_into(x: np.ndarray, spec: TopKSpec, values: np.ndarray, indices: np.ndarray) -> None:
+    """:func:`topk` into ``values`` and ``indices``: in place where the kernel can write
+    them (C-contiguous; values of the out dtype, indices int64), else through a copy."""
+    direct_values = values.flags.c_contiguous and values.dtype == spec.out_dtype
+    direct_indices = indices.flags.c_contiguous and indices.dtype == np.int64
+    v = values if direct_values else np.empty(spec.out_shape, spec.out_dtype)
+    i = indices if direct_indices else np.empty(spec.out_shape, np.int64)
+    topk(x, spec, out=(v, i))
+    if not direct_values:
+        values[...] = v
+    if not direct_indices:
+        indices[...] = i
 
 
 def strategy(x: np.ndarray, spec: TopKSpec) -> str:
     """The strategy :func:`topk` runs for ``spec`` on ``x``'s layout."""
     return _kernels().topk_strategy(_raw(_addressable(x)), spec.axis, spec.k,
                                     get_num_threads())
+
+
+def _raw_or_none(a: np.ndarray | None) -> np.ndarray | None:
+    return None if a is None else _raw(a)
+
+
+def sort(x: np.ndarray, axis: int, descending: bool = False, want_values: bool = True,
+         want_indices: bool = True, *, strategy: str | None = None,
+         segment: int | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Stable sort of ``x`` along ``axis`` (an array of one dimension or more): the
+    values, the int64 indices, or both (``None`` for the one not wanted).
+
+    Ascending, or largest first when ``descending``; equal keys keep index order in both
+    directions (NaN above +inf, -0.0 equal to +0.0, values' bits kept). ``strategy``
+    (one of :data:`SELECT_STRATEGIES`) and ``segment`` (elements per part of a split
+    sequence) are for tests.
+    """
+    x = _addressable(x)
+    axis %= x.ndim
+    values = np.empty(x.shape, x.dtype) if want_values else None
+    indices = np.empty(x.shape, np.int64) if want_indices else None
+    if x.size > 0 and (want_values or want_indices):
+        _kernels().sort(_raw(x), _kind(x.dtype), axis, descending, _raw_or_none(values),
+                        indices, get_num_threads(), strategy or "", segment or 0)
+    return values, indices
+
+
+def sort_strategy(x: np.ndarray, axis: int) -> str:
+    """The strategy :func:`sort` runs on ``x``'s layout."""
+    x = _addressable(x)
+    return _kernels().sort_strategy(_raw(x), axis % x.ndim, get_num_threads())
+
+
+def kthvalue(x: np.ndarray, axis: int, k: int, *, strategy: str | None = None,
+             segment: int | None = None, sigmas: float = 0.0
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k``-th smallest element (1-based, ``1 <= k <= n``) of every sequence of ``x``
+    along ``axis`` by the stable order, and its int64 index: arrays of ``x``'s shape
+    without the axis. ``kthvalue(x, axis, (n - 1) // 2 + 1)`` is the lower median.
+
+    ``strategy`` (:data:`SELECT_STRATEGIES` or ``"radix"``), ``segment`` and ``sigmas``
+    (the sampled band's half-width) are for tests.
+    """
+    x = _addressable(x)
+    axis %= x.ndim
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    values = np.empty(shape, x.dtype)
+    indices = np.empty(shape, np.int64)
+    if values.size > 0:
+        _kernels().kthvalue(_raw(x), _kind(x.dtype), axis, k, _raw(values), indices,
+                            get_num_threads(), strategy or "", segment or 0, sigmas)
+    return values, indices
+
+
+def partition(x: np.ndarray, axis: int, kths: int | Sequence[int], want_values: bool = True,
+              want_indices: bool = True, *, strategy: str | None = None,
+              segment: int | None = None, sigmas: float = 0.0
+              ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """NumPy's partition and argpartition of ``x`` along ``axis`` with a deterministic order.
+
+    ``kths``: one position or several, each in ``[-n, n)`` (negative ones count from the
+    end). Position ``kth`` receives the element of stable rank ``kth``; the elements
+    before it are those of lower rank, after it those of higher rank, each group (and
+    each group between two kths) in the original index order.
+    """
+    x = _addressable(x)
+    axis %= x.ndim
+    n = x.shape[axis]
+    wanted = [int(kths)] if np.ndim(kths) == 0 else [int(k) for k in np.ravel(kths)]
+    positions = sorted({k + n if k < 0 else k for k in wanted})
+    values = np.empty(x.shape, x.dtype) if want_values else None
+    indices = np.empty(x.shape, np.int64) if want_indices else None
+    if x.size > 0 and (want_values or want_indices):
+        _kernels().partition(_raw(x), _kind(x.dtype), axis, positions, _raw_or_none(values),
+                             indices, get_num_threads(), strategy or "", segment or 0, sigmas)
+    return values, indices
+
+
+def select_strategy(x: np.ndarray, axis: int) -> str:
+    """The strategy :func:`kthvalue` and :func:`partition` run on ``x``'s layout."""
+    x = _addressable(x)
+    return _kernels().select_strategy(_raw(x), axis % x.ndim, get_num_threads())
 
 
 def gather_prefetch_distance(x_bytes: int) -> int:
@@ -142,6 +255,10 @@ class CpuEngine(Engine):
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
         return gather(x, index, spec)
+
+    def topk_into(self, x: np.ndarray, spec: TopKSpec, values: np.ndarray,
+                  indices: np.ndarray) -> None:
+        topk_into(x, spec, values, indices)
 
 
 ENGINE = CpuEngine()

@@ -6,3 +6,11 @@ clever, so that reading it is checking it.  The ``"numpy"`` engine
 (:mod:`axisops.engines.numpy`) runs them, and every fast path is tested against
 them bit for bit.
 """
+
+from __future__ import annotations
+
+from .kthvalue import kthvalue, median
+from .partition import argpartition, partition
+from .sort import argsort, sort
+
+__all__ = ["argpartition", "argsort", "kthvalue", "median", "partition", "sort"]

@@ -201,7 +201,7 @@ class StreamingTopK:
         array([[1, 2],
                [2, 0]])
         """
-        x = self._adapter.to_engine(block, self._impl, "block")
+        x = self._adapter.take(block, "block")
         with self._lock:
             self._update(x, offset)
 

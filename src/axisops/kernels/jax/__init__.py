@@ -1,1 +1,2 @@
-"""JAX: exact top-k and gather from ``lax`` operations, for traced code."""
+"""JAX: exact top-k and gather in ``lax`` operations, and top-k on the host's CPU engine
+through a buffer callback (the ``"jax"`` engine's)."""

@@ -1,9 +1,13 @@
-"""The exact contract inside JAX programs: traceable under jit, vmap and grad, any device.
+"""The ``"jax"`` engine's operations: the exact contract, traceable under jit, vmap and grad.
 
-Top-k compiled for the CPU runs the host's CPU kernels (:func:`topk`: a
-``jax.experimental.buffer_callback`` that views the input buffer in place,
-with a ``custom_jvp``); compiled for any other device it runs :func:`lax_topk`,
-the contract in ``lax`` operations, described next.
+Top-k compiled for the CPU runs the host's default NumPy engine (``"cpu"``, the
+compiled core) on XLA's buffers (:func:`topk`: a
+``jax.experimental.buffer_callback`` that views the input buffer in place and
+has the engine write into the output buffers, with a ``custom_jvp``); compiled
+for any other device it runs :func:`lax_topk`, the contract in ``lax``
+operations, described next.  The host engine is found by name in the engine
+table (:func:`axisops.engines.default`) when the program is traced, as a Dask
+task finds its block engine: a lookup, not the registry's choice.
 
 Top-k in ``lax``.  Every element gets an unsigned *order key* built from its bits inside
 the trace (``lax.bitcast_convert_type``): floats flip all bits of negatives
@@ -41,6 +45,7 @@ index values cannot be checked, and out-of-range ones give the fill value
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -49,8 +54,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ...errors import InvalidArgumentError
-from ...validation import GatherSpec, TopKSpec
+from ... import engines
+from ...validation import GatherSpec, TopKSpec, check_axis_length, check_narrowed_index
 
 __all__ = ["gather", "lax_topk", "order_key", "take", "topk"]
 
@@ -224,23 +229,14 @@ def _batched_indices(k: int, largest: bool):
 def _index_dtype(spec: TopKSpec) -> np.dtype:
     """The index dtype JAX can hold (without x64, 64-bit types narrow to 32 bits)."""
     got = np.dtype(jax.dtypes.canonicalize_dtype(spec.index_dtype))
-    if got != spec.index_dtype and spec.n - 1 > np.iinfo(got).max:
-        raise InvalidArgumentError(
-            f"index_dtype={spec.index_dtype.name} is narrowed to {got.name} by "
-            f"JAX (jax_enable_x64 is off), which cannot hold index {spec.n - 1} of axis "
-            f"{spec.axis} of size {spec.n} (enable 64-bit types in JAX)"
-        )
+    check_narrowed_index(spec.index_dtype, got, spec.n, spec.axis, "JAX (jax_enable_x64 is off)")
     return got
 
 
 def _check_traceable(spec: TopKSpec) -> np.dtype:
     """The index dtype of a traced top-k, or the library's error for one that cannot be."""
     index_dtype = _index_dtype(spec)
-    if spec.n > np.iinfo(np.int32).max:
-        raise InvalidArgumentError(
-            f"axis {spec.axis} of size {spec.n} is too long for a traced JAX "
-            f"top-k (need at most {np.iinfo(np.int32).max} elements)"
-        )
+    check_axis_length(spec.n, spec.axis, np.iinfo(np.int32).max, "a traced JAX top-k")
     return index_dtype
 
 
@@ -292,21 +288,20 @@ def _buffer_callback() -> Any:
 
 
 def _host_kernel(spec: TopKSpec) -> Any:
-    """The host function of a callback: ``axisops.topk`` of the NumPy view of its input.
+    """The host function of a callback: the host's default NumPy engine (``"cpu"``) on a
+    NumPy view of the input buffer, writing into the output buffers XLA hands over.
 
-    The input buffer is viewed, not copied; the results are written into the
-    output buffers XLA hands over.  Under ``vmap`` the batch arrives as
-    leading dimensions, so the axis is counted from the end.
+    Under ``vmap`` the batch arrives as leading dimensions: the spec is the
+    validated one with those dimensions in front (the axis counted from the end).
     """
-    axis = spec.axis - len(spec.shape)
+    engine = engines.default("numpy")
+    from_end = spec.axis - len(spec.shape)
 
     def run(_context: Any, out: Any, x: Any) -> None:
-        from ...api import topk
-
-        values, indices = topk(np.asarray(x), spec.k, axis, largest=spec.largest,
-                               sorted=spec.sorted, index_dtype=out[1].dtype)
-        np.asarray(out[0])[...] = values
-        np.asarray(out[1])[...] = indices
+        a = np.asarray(x)
+        piece = spec if a.shape == spec.shape else replace(
+            spec, shape=a.shape, axis=a.ndim + from_end)
+        engine.topk_into(a, piece, np.asarray(out[0]), np.asarray(out[1]))
 
     return run
 
@@ -339,9 +334,10 @@ def _cpu_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
 def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
     """``(values, indices)`` of the contract for a validated spec; traceable.
 
-    Compiled for the CPU, the host's CPU kernels run it (the fastest installed
-    NumPy-family backend, through ``jax.experimental.buffer_callback``: the
-    input is read in place, no copy); for any other device, :func:`lax_topk`.
+    Compiled for the CPU, the host's default NumPy engine runs it (``"cpu"``, the
+    compiled core, through ``jax.experimental.buffer_callback``: the input is
+    read in place and the outputs written in place, no copy); for any other
+    device, :func:`lax_topk`.
     ``lax.platform_dependent`` makes the choice when the program is lowered.
     Both give the same bits (with ``sorted=True``), under ``jit``, ``vmap``
     (the batch is more leading dimensions to the kernels) and ``grad`` (the

@@ -1,2 +1,2 @@
-"""torch: the exact path from stock torch operations, dtypes, and the ``axisops::``
-custom operators."""
+"""torch: the exact contract from stock torch operations (the ``"torch"`` engine's), and
+torch dtypes (their NumPy names, same-width integer views)."""

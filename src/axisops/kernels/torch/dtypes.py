@@ -4,18 +4,16 @@ Kernels move and compare *bits*: a float, a bool or an unsigned tensor is
 reinterpreted as the signed integer type of the same width (a view, never a
 copy), because torch and Triton support every operation on signed integers
 while many are missing for ``torch.uint16/32/64``.  Importing this module
-imports torch; the backends import it lazily.
+imports torch; the engines and the torch adapter import it lazily.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
 
 from ...dtypes import bfloat16, supported_name
+from ...tracing import constant_while_tracing
 
 __all__ = ["SIGNED_BY_WIDTH", "numpy_dtype", "signed_view", "torch_dtype"]
 
@@ -55,18 +53,7 @@ _TO_NUMPY: dict[torch.dtype, str] = _table()
 _FROM_NUMPY: dict[str, torch.dtype] = {v: k for k, v in _TO_NUMPY.items()}
 
 
-def _constant_while_tracing(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``torch.compiler.assume_constant_result(fn)``, without importing Dynamo.
-
-    That function imports ``torch._dynamo`` (seconds, and Triton with it) to
-    set this one mark, which Dynamo reads when it meets ``fn``; a program that
-    never compiles must not pay for it.
-    """
-    fn._dynamo_marked_constant = True  # type: ignore[attr-defined]
-    return fn
-
-
-@_constant_while_tracing
+@constant_while_tracing
 def numpy_dtype(dtype: torch.dtype) -> np.dtype | None:
     """The NumPy dtype of a torch dtype (bfloat16 is ``ml_dtypes``'s); None if none.
 

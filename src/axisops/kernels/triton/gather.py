@@ -10,9 +10,9 @@ is any, raises the contract's error for the first in row-major order; the
 output is then discarded.
 
 ``x`` keeps its own strides (views are not copied).  Dimensions are coalesced
-on the host first; a layout that still needs more than four dimensions, and
-complex128 (no 128-bit integer to move its bits as), take the exact torch-ops
-path instead (see :func:`supports`).
+on the host first (:mod:`.layout`); a layout that still needs more than four
+dimensions, and complex128 (no 128-bit integer to move its bits as), are not
+asked of this kernel (see ``axisops.engines.triton``).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import triton.language as tl
 
 from ...validation import GatherSpec, raise_index_error
 from ..torch.dtypes import signed_view
+from .layout import MAX_RANK, coalesce
 
-__all__ = ["coalesce", "gather", "supports"]
+__all__ = ["gather"]
 
-MAX_RANK = 4
 BLOCK = 1024
 
 
@@ -69,45 +69,6 @@ def _gather_kernel(x, index, out, first_bad, total, n, S1, S2, S3, X0, X1, X2, X
     tl.store(out + p, val, mask=live)
 
 
-def coalesce(shape: tuple[int, ...], strides: tuple[int, ...], dim: int
-             ) -> tuple[list[int], list[int], int]:
-    """Fewest dimensions that walk ``shape`` in row-major order over ``strides``.
-
-    Size-1 dimensions are dropped and neighbours merged when the outer stride
-    is the inner one times the inner size; ``dim`` is never merged.
-
-    >>> coalesce((2, 3, 4, 5), (60, 20, 5, 1), 1)
-    ([2, 3, 20], [60, 20, 1], 1)
-    """
-    sizes: list[int] = []
-    steps: list[int] = []
-    new_dim = 0
-    for d, (size, step) in enumerate(zip(shape, strides)):
-        if d == dim:
-            sizes.append(size)
-            steps.append(step)
-            new_dim = len(sizes) - 1
-            continue
-        if size == 1:
-            continue
-        prev_is_dim = sizes and len(sizes) - 1 == new_dim and d > dim
-        if sizes and not prev_is_dim and steps[-1] == size * step:
-            sizes[-1] *= size
-            steps[-1] = step
-        else:
-            sizes.append(size)
-            steps.append(step)
-    return sizes, steps, new_dim
-
-
-def supports(x: torch.Tensor, spec: GatherSpec) -> bool:
-    """True when the fused kernel takes this request (else: exact torch ops)."""
-    if x.dtype == torch.complex128:
-        return False
-    sizes, _, _ = coalesce(spec.index_shape, tuple(x.stride()), spec.dim)
-    return len(sizes) <= MAX_RANK
-
-
 def _raise_first(index: torch.Tensor, first: int, spec: GatherSpec) -> None:
     position = tuple(int(p) for p in np.unravel_index(first, spec.index_shape))
     value = int(signed_view(index).flatten()[first].item())
@@ -117,9 +78,10 @@ def _raise_first(index: torch.Tensor, first: int, spec: GatherSpec) -> None:
 
 
 def gather(x: torch.Tensor, index: torch.Tensor, spec: GatherSpec) -> torch.Tensor:
-    """torch.gather semantics for a validated spec (see :func:`supports`).
+    """torch.gather semantics for a validated spec the engine takes (see
+    :meth:`axisops.engines.triton.TritonEngine.supports`).
 
-    Called by the ``"triton"`` backend; through the public API::
+    Run by the ``"triton"`` engine; through the public API::
 
         x = torch.arange(6.0, device="cuda").reshape(2, 3)
         axisops.gather(x, 1, torch.tensor([[2], [-3]], device="cuda"))  # [[2.], [3.]]

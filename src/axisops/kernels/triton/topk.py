@@ -30,8 +30,9 @@ Two designs:
   through ``torch.topk`` when longer than a row tile (exact too: packed keys
   have no ties).
 
-Element types up to 32 bits and sequences shorter than 2**31 qualify (see
-:func:`supports`); everything else takes the exact torch-ops path.
+Element types up to 32 bits and sequences shorter than 2**31 qualify; the
+``"triton"`` engine takes nothing else (see :mod:`axisops.engines.triton`), and
+the registry gives the rest to the exact ``"torch"`` engine.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import triton.language as tl
 from ...validation import TopKSpec
 from ..torch.dtypes import signed_view, torch_dtype
 
-__all__ = ["INTERPRETED", "interpreting", "supports", "topk"]
+__all__ = ["INTERPRETED", "interpreting", "topk"]
 
 
 def interpreting() -> bool:
@@ -261,11 +262,6 @@ def _emit_kernel(top, total, k, x, x_r, x_n, vals, idx, BLOCK: tl.constexpr):
     tl.store(idx + p, pos.to(idx.dtype.element_ty), mask=live)
 
 
-def supports(x: torch.Tensor, spec: TopKSpec) -> bool:
-    """True when the packed-key kernels take this request (else: exact torch ops)."""
-    return x.dtype in _FORMATS and spec.n < 2**31
-
-
 def _pow2_at_least(v: int) -> int:
     return 1 << max(0, (v - 1).bit_length())
 
@@ -415,9 +411,9 @@ class _Job:
 
 
 def topk(x: torch.Tensor, spec: TopKSpec) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(values, indices)`` of the contract for a validated spec (see :func:`supports`).
+    """``(values, indices)`` of the contract for a validated spec the engine takes.
 
-    Called by the ``"triton"`` backend; through the public API::
+    Run by the ``"triton"`` engine; through the public API::
 
         t = torch.tensor([[2.0, 7.0, 7.0, float("nan")]], device="cuda")
         axisops.topk(t, 2).indices          # tensor([[3, 1]], device='cuda:0')

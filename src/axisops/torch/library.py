@@ -1,7 +1,8 @@
 """axisops as torch operators: ``axisops::topk``, ``axisops::gather``, ``axisops::take_along_axis``.
 
-Defined with :mod:`torch.library` the first time this module is imported (the
-torch backend imports it on the first call with a tensor)::
+Defined with :mod:`torch.library` the first time this module is imported (by
+``import axisops.torch``, or by the torch adapter on the first call torch could
+observe)::
 
     axisops::topk(Tensor x, SymInt k, int dim, bool largest, bool sorted, str? backend=None)
         -> (Tensor values, Tensor indices)
@@ -10,11 +11,14 @@ torch backend imports it on the first call with a tensor)::
     axisops::take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None, *,
                              bool sparse_grad=False) -> Tensor
 
-- **eager** calls run the same kernels as the backends always did (CPU
-  tensors: zero-copy NumPy views on the fastest CPU kernels; CUDA: Triton
-  where installed; every other device: the exact torch-ops path), those of the
-  torch-family backend named by ``backend`` (``None``: the default for the
-  tensor);
+- **eager** calls run the engine ``backend`` names, found in the engine table
+  (:func:`axisops.engines.get`): the public functions pass the engine the
+  registry picked for them, once.  A direct call without ``backend`` is a call
+  of a front of its own: the registry picks (CPU tensors: ``"cpu"``, on
+  zero-copy NumPy views; CUDA: ``"triton"`` where installed; every other
+  device: ``"torch"``), and so it does for a name that cannot run the tensor
+  (raising the library's error for a bad one).  The engine runs through the
+  torch adapter (:meth:`axisops.adapters.torch.TorchAdapter.engine_topk`);
 - ``torch.compile`` sees opaque operators with **fake** implementations: it
   captures them without a graph break, with static or dynamic shapes, and
   never traces into the kernels or their thread pool;
@@ -47,14 +51,15 @@ direct callers of ``torch.ops.axisops.*`` get the library's errors too, named
 after the operator (each is an :func:`~axisops.errors.boundary`); called from
 a public function, which validated first, the public function's name wins.
 
-A public call that nothing could observe (see :func:`unobserved`: no autograd
-to record, no ``torch.compile``, ``torch.jit`` trace, ``torch.func``
-transform, forward-mode AD, dispatch or function mode, profiler, or tensor
-subclass) skips the dispatcher and the second validation and runs the
-operator's kernels directly: the same kernels and results, less host time per
-call (on a GPU the host time is most of a mid-sized call).  Kernels a user
-registers for the operators themselves therefore run only for observed calls
-and direct ``torch.ops.axisops`` calls.
+The public functions come here only for calls torch could observe (see
+:func:`axisops.adapters.torch.unobserved`: autograd to record,
+``torch.compile``, a ``torch.jit`` trace, a ``torch.func`` transform,
+forward-mode AD, a dispatch or function mode, a profiler, a tensor subclass);
+every other call runs the engine directly, without the dispatcher and the
+second validation: the same engine and results, less host time per call (on a
+GPU the host time is most of a mid-sized call).  Kernels a user registers for
+the operators themselves therefore run only for observed calls and direct
+``torch.ops.axisops`` calls.
 
 >>> import torch
 >>> v, i = torch.ops.axisops.topk(torch.tensor([1.0, 3.0, 3.0]), 2, -1, True, True)
@@ -73,10 +78,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ... import registry
-from ...errors import boundary
-from ...validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
-from .ops import index_as_int64
+from .. import adapters, engines, registry
+from ..engines.base import Engine
+from ..errors import boundary
+from ..kernels.torch.ops import index_as_int64
+from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
 
 __all__ = ["gather", "topk"]
 
@@ -119,14 +125,24 @@ def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _meta(t: Tensor, name: str) -> ArrayMeta:
-    from ...backends.torch_backend import BACKEND
-
-    return BACKEND.meta(t, name)
+    return adapters.of(t).meta(t, name)
 
 
-def _runner(x: Tensor, backend: str | None) -> Any:
-    """The torch-family backend whose kernels run the operator on ``x``."""
-    return registry.select(x, backend)
+def _engine(x: Tensor, backend: str | None, spec: TopKSpec | GatherSpec) -> Engine:
+    """The engine the operator's kernel runs on ``x``: the one ``backend`` names, found
+    in the engine table (the public functions pass the engine the registry picked);
+    without a name, or with one that cannot run ``x``, the operator was called as a
+    front of its own, and asks the registry (which picks, or raises the library's
+    error for the name)."""
+    if backend is not None:
+        try:
+            engine = engines.get(backend)
+        except KeyError:
+            engine = None
+        if engine is not None and engine.available() \
+                and adapters.of(x).accepts(x, engine.array_type) and engine.supports(x, spec):
+            return engine
+    return registry.pick(x, backend, spec, x)[1]
 
 
 def _records(x: Tensor) -> bool:
@@ -165,7 +181,7 @@ def _topk_spec(x: Tensor, k: Any, dim: int, largest: bool, sorted: bool) -> TopK
 @boundary("topk")
 def _topk_impl(x, k, dim, largest, sorted, backend=None):
     spec = _topk_spec(x, k, dim, largest, sorted)
-    values, indices = _runner(x, backend).run_topk(x, spec)
+    values, indices = adapters.of(x).engine_topk(_engine(x, backend, spec), x, spec)
     # The fake outputs are contiguous and compiled code relies on real ones
     # matching them; the kernels' outputs are (so this copies nothing).
     return values.contiguous(), indices.contiguous()
@@ -245,7 +261,7 @@ _LIB.impl("topk", _hidden_from_dynamo(_topk_impl), "CompositeExplicitAutograd")
 _LIB.impl("topk", _topk_autograd, "Autograd", with_keyset=True)
 torch.library.register_fake("axisops::topk", _topk_fake, lib=_LIB)
 torch.library.register_vmap("axisops::topk", _topk_vmap, lib=_LIB)
-#: The operator, as the autograd and vmap rules call it (the front calls ``_TOPK``).
+#: The operator, as the autograd and vmap rules call it (:func:`topk` calls ``_TOPK``).
 _TOPK_OP = _TOPK = torch.ops.axisops.topk.default
 
 
@@ -253,8 +269,6 @@ _TOPK_OP = _TOPK = torch.ops.axisops.topk.default
 
 #: (index argument, axis argument) names per operator, for the messages.
 _GATHER_NAMES = {"gather": ("index", "dim"), "take_along_axis": ("indices", "axis")}
-#: The operator whose arguments a validated spec's messages name.
-_GATHER_BY_NAMES = {names: op for op, names in _GATHER_NAMES.items()}
 
 
 def _gather_spec(op: str, meta: ArrayMeta, dim: int, index: ArrayMeta) -> GatherSpec:
@@ -274,7 +288,8 @@ def _register_gather(op: str) -> None:
     @boundary(op)
     def impl(x, dim, index, backend=None, *, sparse_grad=False):
         spec = _gather_spec(op, _meta(x, "x"), dim, _meta(index, index_name))
-        return _runner(x, backend).run_gather(x, index, spec).contiguous()
+        engine = _engine(x, backend, spec)
+        return adapters.of(x).engine_gather(engine, x, index, spec).contiguous()
 
     @boundary(op)
     def fake(x, dim, index, backend=None, *, sparse_grad=False):
@@ -358,50 +373,19 @@ _GATHER = {
 }
 
 
-# ---- what the torch backend calls ------------------------------------------------------------
+# ---- what the torch adapter calls --------------------------------------------------------------
 
 
-def unobserved(x: Tensor, grad_possible: bool = True) -> bool:
-    """True when running the operator's kernels directly is indistinguishable from the operator.
+def topk(x: Tensor, spec: TopKSpec, backend: str) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` for a validated spec, through ``axisops::topk`` on ``backend``.
 
-    That is: plain tensors, no gradient to record for ``x`` (when
-    ``grad_possible``), and nothing that watches or rewrites operator calls:
-    ``torch.compile`` or ``torch.export`` tracing, a ``torch.jit`` trace, a
-    ``torch.func`` transform (vmap, grad), forward-mode AD, a
-    ``TorchDispatchMode`` or ``TorchFunctionMode`` (``torch.device`` as a context
-    manager is one), or any profiler (whose traces then name the operator).
-    Kernels a user registers for ``axisops::*`` run only through the operators.
+    Indices come out of the operator as int64 and are cast to the spec's index
+    dtype afterwards (a pass over the ``k``-sized result only).
     """
-    if torch.compiler.is_compiling() or type(x) is not Tensor:
-        return False
-    if grad_possible and x.requires_grad and torch.is_grad_enabled():
-        return False
-    c = torch._C
-    return (
-        c._len_torch_dispatch_stack() == 0
-        and c._len_torch_function_stack() == 0
-        and not c._are_functorch_transforms_active()
-        and c._get_tracing_state() is None
-        and not c._autograd._profiler_enabled()
-        and torch.autograd.forward_ad._current_level < 0
-    )
-
-
-def topk(x: Tensor, spec: TopKSpec, backend: str | None = None) -> tuple[Tensor, Tensor]:
-    """``(values, indices)`` for a validated spec, through ``axisops::topk``.
-
-    Indices come out of the operator as int64 and are cast to the spec's
-    index dtype afterwards (a pass over the ``k``-sized result only); an
-    unobserved call's kernels give the spec's index dtype directly.
-    """
-    if unobserved(x):
-        values, indices = _runner(x, backend).run_topk(x, spec)
-        values, indices = values.contiguous(), indices.contiguous()
-    else:
-        values, indices = _TOPK(x, spec.k, spec.axis, spec.largest, spec.sorted, backend)
+    values, indices = _TOPK(x, spec.k, spec.axis, spec.largest, spec.sorted, backend)
     if spec.index_dtype != _INT64:
-        from .dtypes import torch_dtype
-        from .ops import as_index_dtype
+        from ..kernels.torch.dtypes import torch_dtype
+        from ..kernels.torch.ops import as_index_dtype
 
         target = torch_dtype(spec.index_dtype)
         if indices.dtype != target:
@@ -413,18 +397,15 @@ def gather(
     x: Tensor,
     index: Tensor,
     spec: GatherSpec,
-    backend: str | None = None,
+    backend: str,
+    function: str = "gather",
     sparse_grad: bool = False,
 ) -> Tensor:
-    """The gathered tensor for a validated spec, through ``axisops::gather``/``take_along_axis``.
-
-    The operator is the one whose argument names the spec's messages use;
-    ``sparse_grad`` makes the gradient in ``x`` a sparse COO tensor, as
-    ``torch.gather(sparse_grad=True)`` does.
-    """
-    if unobserved(x) and type(index) is Tensor:
-        return _runner(x, backend).run_gather(x, index, spec).contiguous()
-    op = _GATHER[_GATHER_BY_NAMES.get((spec.index_name, spec.dim_name), "gather")]
+    """The gathered tensor for a validated spec, through the operator of ``function``
+    (``axisops::gather``, or ``axisops::take_along_axis``, whose errors and graphs name
+    it) on ``backend``; ``sparse_grad`` makes the gradient in ``x`` a sparse COO tensor,
+    as ``torch.gather(sparse_grad=True)`` does."""
+    op = _GATHER[function]
     if sparse_grad:
         return op(x, spec.dim, index, backend, sparse_grad=True)
     return op(x, spec.dim, index, backend)

@@ -8,8 +8,9 @@ Code written against torch can swap the import and keep its calls::
 
 Each takes every argument torch's function takes (``out=`` with torch's
 resize and dtype rules, ``sparse_grad=``) and returns what torch's returns
-(``torch.return_types.topk``, or ``topk_out`` with ``out=``).  They run the
-``axisops::`` torch operators (see :mod:`axisops.kernels.torch.library`), so
+(``torch.return_types.topk``, or ``topk_out`` with ``out=``).  They are the
+public functions with torch's signatures (``gather(sparse_grad=True)`` calls the
+``axisops::gather`` operator itself, see :mod:`axisops.torch.library`), so
 autograd, ``torch.func`` and ``torch.compile`` work as with
 :func:`axisops.topk`.  What changes is the answer: ties go to the lower index,
 NaN is greater than +inf, -0.0 equals +0.0 and integers compare exactly, the
@@ -33,47 +34,40 @@ from typing import Any
 
 import torch
 
-from .api import gather as _gather
-from .api import take_along_axis as _take_along_axis
-from .api import topk as _topk
-from .errors import InvalidArgumentError, UnsupportedDTypeError, boundary
-from .kernels.torch import library as _library
-from .validation import as_bool
+from .. import adapters, registry
+from ..api import gather as _gather
+from ..api import take_along_axis as _take_along_axis
+from ..api import topk as _topk
+from ..errors import boundary
+from ..validation import (
+    as_bool,
+    check_out_pair,
+    check_out_tensor,
+    gather_spec,
+    need_type,
+    refuse_out_with_grad,
+)
+from . import library as _library
 
 __all__ = ["gather", "take_along_dim", "topk"]
 
 
 def _need_tensor(name: str, value: object, any_array: str) -> None:
-    if not isinstance(value, torch.Tensor):
-        raise InvalidArgumentError(
-            f"{name} is a {type(value).__name__}, not a torch.Tensor "
-            f"(axisops.torch takes tensors; {any_array} takes any array)"
-        )
+    need_type(name, value, isinstance(value, torch.Tensor), "torch.Tensor",
+              f"axisops.torch takes tensors; {any_array} takes any array")
 
 
 def _check_out(name: str, out: Any, like: torch.Tensor, function: str,
                input: torch.Tensor) -> torch.Tensor:
     """``out`` checked as torch checks an ``out=`` tensor before it writes."""
-    if not isinstance(out, torch.Tensor):
-        raise InvalidArgumentError(f"{name} is a {type(out).__name__}, not a torch.Tensor")
-    if out.dtype != like.dtype:
-        raise UnsupportedDTypeError(
-            f"{name} has dtype {out.dtype}, need {like.dtype} (out= tensors are written "
-            f"as they are, never cast, as torch.{function} does)"
-        )
-    if out.device != input.device:
-        raise InvalidArgumentError(
-            f"{name} is on {out.device}, need input's device {input.device}"
-        )
+    need_type(name, out, isinstance(out, torch.Tensor), "torch.Tensor")
+    check_out_tensor(name, out.dtype, like.dtype, out.device, input.device, function)
     return out
 
 
 def _refuse_autograd(function: str, *tensors: torch.Tensor) -> None:
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        raise InvalidArgumentError(
-            f"out= cannot record autograd history, but an argument requires grad (as "
-            f"torch.{function} refuses; call it without out=, or under torch.no_grad())"
-        )
+    refuse_out_with_grad(torch.is_grad_enabled() and any(t.requires_grad for t in tensors),
+                         function)
 
 
 def _write(result: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
@@ -161,10 +155,7 @@ def topk(
     if out is None:
         values, indices = _topk(input, k, dim, largest=largest, sorted=sorted)
         return torch.return_types.topk((values, indices))
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise InvalidArgumentError(
-            f"out is a {type(out).__name__}, need a tuple of two tensors (values, indices)"
-        )
+    check_out_pair(out, isinstance(out, (tuple, list)) and len(out) == 2)
     _refuse_autograd("topk", input)
     values, indices = _topk(input, k, dim, largest=largest, sorted=sorted)
     out_values = _check_out("out[0]", out[0], values, "topk", input)
@@ -235,15 +226,14 @@ def gather(
 
 
 def _sparse_gather(input: torch.Tensor, dim: int, index: Any) -> torch.Tensor:
-    """``gather`` whose gradient in ``input`` is sparse: the operator's own argument."""
-    from . import registry
-    from .validation import gather_spec
-
-    impl = registry.select(input)
-    x = impl.asarray(input, "x")
-    idx = impl.as_index(index, x, "index")
-    spec = gather_spec(impl.meta(x, "x"), dim, impl.meta(idx, "index"))
-    return _library.gather(x, idx, spec, impl.op_backend, sparse_grad=True)
+    """``gather`` whose gradient in ``input`` is sparse: the operator's own argument, so
+    this front calls the operator itself, with the engine the registry picks (once)."""
+    adapter = adapters.of(input)
+    x = adapter.take(input, "x")
+    idx = adapter.index(index, x, "index")
+    spec = gather_spec(adapter.meta(x, "x"), dim, adapter.meta(idx, "index"))
+    engine = registry.pick(input, None, spec, x)[1]
+    return _library.gather(x, idx, spec, engine.name, sparse_grad=True)
 
 
 @boundary("take_along_dim")

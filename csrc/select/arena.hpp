@@ -1,0 +1,64 @@
+// Large scratch memory kept from one call to the next, so a call does not fault its pages
+// in again (zeroing them is a pass over memory of its own). One buffer of at most
+// ARENA_KEEP_MAX bytes is kept (a larger one is freed: a sort of a 10M-element row would
+// otherwise hold 160 MB for good); a call that finds it taken (another call running, or a
+// lock held across a fork) allocates its own.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+
+namespace axisops {
+
+constexpr size_t ARENA_KEEP_MAX = size_t(64) << 20;
+
+class Arena {
+public:
+    // At least `bytes` bytes, aligned for any element type (their contents undefined).
+    explicit Arena(size_t bytes) {
+        {
+            std::unique_lock<std::mutex> hold(lock(), std::try_to_lock);
+            if (hold.owns_lock() && kept_bytes() >= bytes) {
+                mem_ = std::move(kept());
+                bytes_ = kept_bytes();
+                kept_bytes() = 0;
+            }
+        }
+        if (!mem_) {
+            mem_.reset(new std::max_align_t[(bytes + sizeof(std::max_align_t) - 1) /
+                                            sizeof(std::max_align_t)]);
+            bytes_ = bytes;
+        }
+    }
+    ~Arena() {
+        std::unique_lock<std::mutex> hold(lock(), std::try_to_lock);
+        if (hold.owns_lock() && bytes_ > kept_bytes() && bytes_ <= ARENA_KEEP_MAX) {
+            kept() = std::move(mem_);
+            kept_bytes() = bytes_;
+        }
+    }
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+
+    void* data() const { return mem_.get(); }
+
+private:
+    std::unique_ptr<std::max_align_t[]> mem_;
+    size_t bytes_ = 0;
+
+    static std::mutex& lock() {
+        static std::mutex m;
+        return m;
+    }
+    static std::unique_ptr<std::max_align_t[]>& kept() {
+        static std::unique_ptr<std::max_align_t[]> k;
+        return k;
+    }
+    static size_t& kept_bytes() {
+        static size_t b = 0;
+        return b;
+    }
+};
+
+}  // namespace axisops

@@ -1,0 +1,229 @@
+// From validated requests of the selection family to their kernels: the choice between
+// rows (each sequence whole, sequences in tasks) and split (one sequence by parts across
+// the threads), the tasks, the key type. Every choice gives the same bits.
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/keys.hpp"
+#include "common/pool.hpp"
+#include "select/kth.hpp"
+#include "select/partition.hpp"
+#include "select/parts.hpp"
+#include "select/request.hpp"
+#include "select/rows.hpp"
+#include "select/sort.hpp"
+
+namespace axisops {
+namespace {
+
+// A sequence at least this long is cut across threads when there are fewer sequences
+// than threads (each part of a selection then still reads 64K elements or more) ...
+constexpr int64_t SPLIT_MIN = 1 << 17;
+// ... and a longer one always is (one after another), never copied into a tile whole.
+constexpr int64_t TILE_MAX = 1 << 22;
+// Parts of a split selection: long enough that a part's setup is noise, short enough
+// that the threads finish together.
+constexpr int64_t SELECT_PART = 1 << 18;
+
+bool splits(const Sequences& s, int threads) {
+    return s.n > TILE_MAX || (s.n >= SPLIT_MIN && s.count() < threads);
+}
+
+// The strategy: the forced one, if any (tests), except that a sequence too long for a tile
+// is always split.
+std::string chosen(const std::string& forced, const Sequences& s, int threads,
+                   const char* op) {
+    if (forced.empty() || (forced == "rows" && s.n > TILE_MAX))
+        return splits(s, threads) ? "split" : "rows";
+    if (forced == "rows" || forced == "split" || (forced == "radix" && op[0] == 'k'))
+        return forced;
+    throw std::invalid_argument(std::string("axisops._core: unknown ") + op + " strategy '" +
+                                forced + "'");
+}
+
+template <class F>
+void dispatch(const View& x, Kind kind, F&& f) {
+    if (!with_key(x.itemsize, kind, f))
+        throw std::invalid_argument("axisops._core: unsupported key type");
+}
+
+// The next sequence of a task, to prefetch while this one is worked on (when it is one
+// unit-stride run).
+template <class U>
+Ahead next_row(const Sequences& s, int64_t q, int64_t q1) {
+    if (q + 1 >= q1 || s.stride != 1) return Ahead();
+    return Ahead(s.at<U>(q + 1), s.n * int64_t(sizeof(U)));
+}
+
+// ---- sort ----
+
+template <class KeyT>
+void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy) {
+    using U = typename KeyT::type;
+    const SortJob<KeyT> job{seqs, req.descending ? U(~U(0)) : U(0), static_cast<U*>(req.values),
+                            req.indices, RowsOut{seqs.n, seqs.inner}};
+    if (strategy == "rows") {
+        for_rows(seqs, req.threads, [&](int64_t q0, int64_t q1) { sort_rows(job, q0, q1); });
+        return;
+    }
+    const int threads = select_threads(seqs, req.threads);
+    for (int64_t q = 0; q < seqs.count(); ++q) sort_parted(job, q, req.segment, threads);
+}
+
+// ---- kthvalue ----
+
+template <class KeyT>
+void run_kth(const KthRequest& req, const Sequences& seqs, const std::string& strategy) {
+    using U = typename KeyT::type;
+    using K = Wide<U>;
+    U* out_v = static_cast<U*>(req.values);
+    const int64_t n = seqs.n, r = req.k - 1;
+    const double sigmas = req.sigmas > 0 ? req.sigmas : KTH_SIGMAS;
+    const bool radix = strategy == "radix";
+    const int key_bytes = int(sizeof(U));
+    auto put = [&](int64_t q, const U* src, int64_t i) {
+        out_v[q] = src[i * seqs.stride];
+        req.indices[q] = i;
+    };
+    if (strategy == "split" || (radix && n > TILE_MAX)) {
+        const int threads = select_threads(seqs, req.threads);
+        const Parts parts(n, req.segment > 0 ? req.segment : SELECT_PART);
+        for (int64_t q = 0; q < seqs.count(); ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads};
+            put(q, seq.src, select_parted(seq, r, key_bytes, sigmas, radix));
+        }
+        return;
+    }
+    for_rows(seqs, req.threads, [&](int64_t q0, int64_t q1) {
+        RowScratch<K> sc;
+        KthHint<K> hint;
+        for (int64_t q = q0; q < q1; ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1};
+            put(q, seq.src, select_row(seq, r, key_bytes, sigmas, radix, sc, &hint,
+                                       next_row<U>(seqs, q, q1)));
+        }
+    });
+}
+
+// ---- partition ----
+
+template <class KeyT>
+void run_partition(const PartitionRequest& req, const Sequences& seqs,
+                   const std::string& strategy) {
+    using U = typename KeyT::type;
+    using K = Wide<U>;
+    U* ov = static_cast<U*>(req.values);
+    const int64_t n = seqs.n;
+    const RowsOut out{n, seqs.inner};
+    const double sigmas = req.sigmas > 0 ? req.sigmas : KTH_SIGMAS;
+    const int key_bytes = int(sizeof(U));
+    const size_t t = req.kths.size();
+    if (strategy == "split") {
+        const int threads = select_threads(seqs, req.threads);
+        const Parts parts(n, req.segment > 0 ? req.segment : SELECT_PART);
+        std::vector<Ranked<K>> piv(t);
+        std::vector<std::vector<int64_t>> counts(static_cast<size_t>(parts.count));
+        std::vector<int64_t> preceding;
+        for (int64_t q = 0; q < seqs.count(); ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads};
+            for (size_t p = 0; p < t; ++p) {
+                const int64_t i = select_parted(seq, req.kths[p], key_bytes, sigmas, false,
+                                                t == 1 ? &preceding : nullptr);
+                piv[p] = {seq.key(i), i};
+            }
+            if (t == 1 && !preceding.empty()) {  // the selection counted each part's sides
+                for (int64_t p = 0; p < parts.count; ++p) {
+                    const int64_t len = parts.end(p) - parts.begin(p);
+                    const bool has = piv[0].index >= parts.begin(p) && piv[0].index < parts.end(p);
+                    counts[size_t(p)] = {preceding[size_t(p)],
+                                         len - int64_t(has) - preceding[size_t(p)]};
+                }
+            } else {
+                seq.each_part([&](int64_t p, K* tile) {
+                    std::vector<int64_t>& c = counts[size_t(p)];
+                    c.assign(t + 1, 0);
+                    seq.plain_chunks(seq.parts.begin(p), seq.parts.end(p), tile,
+                                     [&](const K* keys, int64_t begin, int64_t len) {
+                        count_segments(keys, begin, len, piv.data(), t, c.data());
+                    });
+                });
+            }
+            std::vector<Segments> starts(static_cast<size_t>(parts.count), Segments(req.kths));
+            for (int64_t p = 1; p < parts.count; ++p)
+                for (size_t s = 0; s <= t; ++s)
+                    starts[size_t(p)].next[s] = starts[size_t(p - 1)].next[s] + counts[size_t(p - 1)][s];
+            const int64_t row = out.row(q);
+            parallel_spread(parts.count, threads, [&](int64_t p) {
+                std::vector<K> tile(static_cast<size_t>(SELECT_CHUNK));
+                seq.spans(seq.parts.begin(p), seq.parts.end(p),
+                          [&](int64_t begin, int64_t len, Ahead&) {
+                    partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(),
+                                            starts[size_t(p)], ov, req.indices, row, out.step(),
+                                            tile.data());
+                });
+            });
+        }
+        return;
+    }
+    for_rows(seqs, req.threads, [&](int64_t q0, int64_t q1) {
+        RowScratch<K> sc;
+        std::vector<KthHint<K>> hints(t);
+        std::vector<Ranked<K>> piv(t);
+        Segments seg(req.kths);
+        for (int64_t q = q0; q < q1; ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1};
+            for (size_t p = 0; p < t; ++p) {
+                const int64_t i = select_row(seq, req.kths[p], key_bytes, sigmas, false, sc,
+                                             &hints[p], p == 0 ? next_row<U>(seqs, q, q1) : Ahead());
+                piv[p] = {seq.key(i), i};
+            }
+            seg.reset();
+            const int64_t row = out.row(q);
+            seq.spans(0, n, [&](int64_t begin, int64_t len, Ahead&) {
+                partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(), seg, ov,
+                                        req.indices, row, out.step(), sc.buf.data());
+            });
+        }
+    });
+}
+
+}  // namespace
+
+std::string sort_strategy(const SortRequest& req) {
+    return chosen(req.strategy, sequences(req.x, req.axis), req.threads, "sort");
+}
+
+void sort(const SortRequest& req) {
+    const Sequences seqs = sequences(req.x, req.axis);
+    const std::string strategy = chosen(req.strategy, seqs, req.threads, "sort");
+    if (seqs.count() == 0 || seqs.n == 0) return;
+    dispatch(req.x, req.kind, [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy); });
+}
+
+std::string kthvalue_strategy(const KthRequest& req) {
+    return chosen(req.strategy, sequences(req.x, req.axis), req.threads, "kthvalue");
+}
+
+void kthvalue(const KthRequest& req) {
+    const Sequences seqs = sequences(req.x, req.axis);
+    const std::string strategy = chosen(req.strategy, seqs, req.threads, "kthvalue");
+    if (seqs.count() == 0) return;
+    dispatch(req.x, req.kind, [&](auto key) { run_kth<decltype(key)>(req, seqs, strategy); });
+}
+
+std::string partition_strategy(const PartitionRequest& req) {
+    return chosen(req.strategy, sequences(req.x, req.axis), req.threads, "partition");
+}
+
+void partition(const PartitionRequest& req) {
+    const Sequences seqs = sequences(req.x, req.axis);
+    const std::string strategy = chosen(req.strategy, seqs, req.threads, "partition");
+    if (seqs.count() == 0 || seqs.n == 0) return;
+    dispatch(req.x, req.kind,
+             [&](auto key) { run_partition<decltype(key)>(req, seqs, strategy); });
+}
+
+}  // namespace axisops

@@ -1,0 +1,188 @@
+"""The torch adapter: torch tensors in, torch tensors out, same device and dtype.
+
+- **CPU tensors** are read by the NumPy engines (``"cpu"`` by default, the
+  ``"numpy"`` oracle by name) as NumPy views, without a copy (bfloat16 through an
+  int16 view, conjugate and negative views resolved first), and their results
+  are wrapped back with ``torch.from_numpy`` (no copy);
+- **tensors on any device** are read as they are by the torch engines:
+  ``"triton"`` (the default on CUDA where installed), ``"torch"`` (stock torch
+  operations: the default elsewhere, and on CPU tensors by name).
+
+A call that torch could observe (a gradient to record, ``torch.compile`` or
+``torch.export`` tracing, a ``torch.func`` transform, forward-mode AD, a
+dispatch or function mode, a profiler, a tensor subclass: see
+:func:`unobserved`) goes through the ``axisops::`` torch operators
+(:mod:`axisops.torch.library`), which carry autograd and are opaque to
+``torch.compile``; their kernels run the same engine, found by its name in the
+engine table, through :meth:`TorchAdapter.engine_topk` /
+:meth:`TorchAdapter.engine_gather`.  Any other call runs the engine directly.
+
+Gather indices may be tensors (moved to x's device), NumPy arrays or nested
+lists.  torch is imported by the methods only, so listing adapters costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import is_bfloat16, is_index_dtype, native
+from ..validation import ArrayMeta, GatherSpec, TopKSpec, refuse_array, refuse_dtype
+from .base import Adapter
+from .numpy import as_ndarray
+
+__all__ = ["ADAPTER", "TorchAdapter", "from_numpy", "numpy_view", "unobserved"]
+
+
+def numpy_view(t: Any) -> np.ndarray:
+    """A NumPy view of a CPU tensor's data (no copy; bfloat16 as ml_dtypes').
+
+    >>> import torch
+    >>> numpy_view(torch.tensor([1.5], dtype=torch.bfloat16)).dtype
+    dtype(bfloat16)
+    """
+    import torch
+
+    t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
+    if t.dtype == torch.bfloat16:
+        from ..dtypes import bfloat16
+
+        return t.view(torch.int16).numpy().view(bfloat16())
+    return t.numpy()
+
+
+def from_numpy(a: np.ndarray) -> Any:
+    """A CPU tensor sharing ``a``'s memory (bfloat16 included; read-only input is copied).
+
+    >>> import torch
+    >>> from_numpy(np.array([1, 2], np.uint32)).dtype
+    torch.uint32
+    """
+    import torch
+
+    if not a.flags.writeable:
+        a = a.copy()
+    if is_bfloat16(a.dtype):
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def unobserved(x: Any, grad_possible: bool = True) -> bool:
+    """True when running an engine directly is indistinguishable from the operator.
+
+    That is: plain tensors, no gradient to record for ``x`` (when
+    ``grad_possible``), and nothing that watches or rewrites operator calls:
+    ``torch.compile`` or ``torch.export`` tracing, a ``torch.jit`` trace, a
+    ``torch.func`` transform (vmap, grad), forward-mode AD, a
+    ``TorchDispatchMode`` or ``TorchFunctionMode`` (``torch.device`` as a context
+    manager is one), or any profiler (whose traces then name the operator).
+    Kernels a user registers for ``axisops::*`` run only through the operators.
+    """
+    import torch
+
+    if torch.compiler.is_compiling() or type(x) is not torch.Tensor:
+        return False
+    if grad_possible and x.requires_grad and torch.is_grad_enabled():
+        return False
+    c = torch._C
+    return (
+        c._len_torch_dispatch_stack() == 0
+        and c._len_torch_function_stack() == 0
+        and not c._are_functorch_transforms_active()
+        and c._get_tracing_state() is None
+        and not c._autograd._profiler_enabled()
+        and torch.autograd.forward_ad._current_level < 0
+    )
+
+
+def _operators() -> Any:
+    """The ``axisops::`` torch operators (registered when first imported)."""
+    from ..torch import library
+
+    return library
+
+
+class TorchAdapter(Adapter):
+    """torch tensors: CPU ones as NumPy views for the NumPy engines, any as tensors."""
+
+    name = "torch"
+    families = ("torch",)
+    engine_types = ("numpy", "torch")
+
+    def engine_type(self, x: Any) -> str:
+        return "numpy" if x.device.type == "cpu" else "torch"
+
+    def accepts(self, x: Any, array_type: str) -> bool:
+        return array_type == "torch" or (array_type == "numpy" and x.device.type == "cpu")
+
+    def take(self, x: Any, name: str) -> Any:
+        import torch
+
+        if x.layout != torch.strided:
+            refuse_array(name, x, f"is a torch tensor with layout {x.layout} (need a dense "
+                                  f"tensor, layout torch.strided; call .to_dense() first)")
+        if x.device.type == "meta":
+            refuse_array(name, x, "is on the 'meta' device, which holds no data (need a "
+                                  "tensor on a real device such as 'cpu' or 'cuda')")
+        return x
+
+    def index(self, index: Any, x: Any, name: str) -> Any:
+        import torch
+
+        if isinstance(index, torch.Tensor):
+            index = self.take(index, name)
+        else:
+            arr = as_ndarray(index, name)
+            if not is_index_dtype(arr.dtype):
+                return arr  # validation refuses its dtype with the usual message
+            index = from_numpy(np.ascontiguousarray(arr, dtype=native(arr.dtype)))
+        if is_index_dtype(self.meta(index, name).dtype) and index.device != x.device:
+            index = index.to(x.device)
+        return index
+
+    def meta(self, a: Any, name: str) -> ArrayMeta:
+        if isinstance(a, np.ndarray):
+            return ArrayMeta(a.shape, a.dtype)
+        from ..kernels.torch.dtypes import numpy_dtype
+
+        dtype = numpy_dtype(a.dtype)
+        if dtype is None:
+            refuse_dtype(name, a.dtype, "torch")
+        return ArrayMeta(tuple(a.shape), dtype)
+
+    def broadcast_to(self, a: Any, shape: tuple[int, ...]) -> Any:
+        if isinstance(a, np.ndarray):
+            return a if a.shape == shape else np.broadcast_to(a, shape)
+        return a if tuple(a.shape) == shape else a.expand(shape)
+
+    def topk(self, engine: Any, a: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        if unobserved(a):
+            return self.engine_topk(engine, a, spec)
+        return _operators().topk(a, spec, engine.name)
+
+    def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
+               function: str = "gather") -> Any:
+        if unobserved(a) and type(index) is type(a):  # a plain tensor index too
+            return self.engine_gather(engine, a, index, spec)
+        return _operators().gather(a, index, spec, engine.name, function)
+
+    def engine_topk(self, engine: Any, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        """``engine``'s top-k of tensor ``x``, as tensors: the operator's kernel (no autograd)."""
+        if engine.array_type == "numpy":
+            values, indices = engine.topk(numpy_view(x), spec)
+            return from_numpy(values), from_numpy(indices)
+        return engine.topk(x, spec)
+
+    def engine_gather(self, engine: Any, x: Any, index: Any, spec: GatherSpec) -> Any:
+        """``engine``'s gather from tensor ``x``, as a tensor: the operator's kernel."""
+        if engine.array_type == "numpy":
+            return from_numpy(engine.gather(numpy_view(x), numpy_view(index), spec))
+        return engine.gather(x, index, spec)
+
+
+ADAPTER = TorchAdapter()

@@ -1,0 +1,41 @@
+"""The ``"torch"`` engine: the exact contract from stock torch operations, on any device.
+
+The default for torch tensors on every device without a faster engine (CPU
+tensors take the ``"cpu"`` engine, as NumPy views; CUDA tensors ``"triton"``
+where it is installed), the engine the registry gives way to for requests the
+``"triton"`` engine does not take (64-bit element types, say), and the reference
+the Triton kernels are held to.  ``backend="torch"`` runs it on CPU tensors too.
+The operations are in :mod:`axisops.kernels.torch.ops`; torch is imported when
+they first run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..validation import GatherSpec, TopKSpec
+from .base import Engine
+
+__all__ = ["ENGINE", "TorchEngine"]
+
+
+class TorchEngine(Engine):
+    name = "torch"
+    array_type = "torch"
+    priority = 0
+    requires = ("torch",)
+    extra = "torch"
+    description = "stock torch operations, exact on every torch device"
+
+    def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        from ..kernels.torch import ops
+
+        return ops.topk(x, spec)
+
+    def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        from ..kernels.torch import ops
+
+        return ops.gather(x, index, spec)
+
+
+ENGINE = TorchEngine()
