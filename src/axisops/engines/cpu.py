@@ -18,7 +18,6 @@ and every strategy returns the same bits; tests force each one with ``strategy=`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import prod
 
 import numpy as np
 
