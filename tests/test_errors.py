@@ -2,6 +2,7 @@
 
 import pickle
 import re
+import sys
 import threading
 
 import numpy as np
@@ -267,3 +268,14 @@ def test_the_boundary_keeps_its_thread_state_while_another_thread_compiles(monke
     seen = []
     boundary("peek")(lambda: seen.append(current_function()))()
     assert seen == ["peek"]
+
+
+def test_bfloat16_without_ml_dtypes_is_a_clear_dtype_error(monkeypatch):
+    """ml_dtypes defines bfloat16 for NumPy; without it the name cannot become a dtype."""
+    from axisops.dtypes import as_dtype
+
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # `import ml_dtypes` now fails
+    with pytest.raises(UnsupportedDTypeError, match="need the ml_dtypes package") as info:
+        as_dtype("bfloat16")
+    assert info.value.dtype == "bfloat16"
+    assert as_dtype("float32") == np.float32  # only bfloat16 needs it

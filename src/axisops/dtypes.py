@@ -105,11 +105,9 @@ def bfloat16() -> np.dtype:
     try:
         import ml_dtypes
     except ImportError:
-        from .errors import UnsupportedDTypeError
+        from .errors import bfloat16_needs_ml_dtypes
 
-        raise UnsupportedDTypeError(
-            "bfloat16 arrays need the ml_dtypes package, which is not installed "
-            "(pip install ml_dtypes; JAX and axisops[torch] install it)") from None
+        raise bfloat16_needs_ml_dtypes() from None
 
     return np.dtype(ml_dtypes.bfloat16)
 

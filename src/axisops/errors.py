@@ -50,6 +50,7 @@ __all__ = [
     "InvalidArgumentError",
     "UnsupportedDTypeError",
     "Words",
+    "bfloat16_needs_ml_dtypes",
     "boundary",
     "call_as",
     "current_function",
@@ -213,6 +214,14 @@ class UnsupportedDTypeError(AxisOpsError, TypeError):
     name: str | None = None
     dtype: Any = None
     allowed: str | None = None
+
+
+def bfloat16_needs_ml_dtypes() -> UnsupportedDTypeError:
+    """The error for a bfloat16 request where ml_dtypes (which defines the type) is missing."""
+    return with_fields(UnsupportedDTypeError(
+        "bfloat16 arrays need the ml_dtypes package, which is not installed "
+        "(pip install ml_dtypes; JAX and axisops[torch] install it)"),
+        name=None, dtype="bfloat16", allowed=None)
 
 
 class IndexOutOfRangeError(AxisOpsError, IndexError):

@@ -264,6 +264,7 @@ def require_rank(name: str, meta: ArrayMeta) -> None:
                  value=meta.shape, allowed="at least one dimension")
 
 
+
 def check_topk_dtype(name: str, dtype: np.dtype) -> None:
     """A dtype top-k takes (every real type, bool, float16 and bfloat16)."""
     if not is_topk_dtype(dtype):
