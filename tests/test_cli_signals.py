@@ -331,3 +331,46 @@ def test_the_process_ignores_a_ctrl_c_once_the_job_is_done(tmp_path):
                               capture_output=True, text=True, env=cli_env(), timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.strip().splitlines()[-1] == f"0 {ignored}"
+
+
+@pytest.mark.parametrize("script", [False, True], ids=["python -m axisops", "axisops script"])
+def test_a_ctrl_c_during_start_up_exits_quietly_with_130(script):
+    """Start-up stops before its heavy imports (the test hook of ``axisops.cli``) and says
+    so through a pipe, with whether NumPy was imported already (it must not be: the handler
+    covers every heavy import); the SIGINT then lands there, and the process exits 130
+    without a word (no traceback)."""
+    from axisops.cli import START_HOOK
+    from subprocess_helpers import SCRIPT
+
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    args = (SCRIPT, "info") if script else (sys.executable, "-m", "axisops", "info")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", DEFAULT_THEN_EXEC, *args], pass_fds=(ready_w, go_r),
+            env={**cli_env(), START_HOOK: f"{ready_w},{go_r}"}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        os.close(ready_w)
+        os.close(go_r)
+        try:
+            assert os.read(ready_r, 1) == b"0"  # waiting, NumPy not imported yet
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        os.close(ready_r)
+        os.close(go_w)
+    assert (proc.returncode, out, err) == (130, "", "")
+
+
+#: python_with_default_signals, for a program given by its path (the installed script).
+DEFAULT_THEN_EXEC = """
+import os, signal, sys
+for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    if hasattr(signal, name):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])
+"""

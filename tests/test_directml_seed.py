@@ -128,7 +128,7 @@ def test_import_is_light_and_lazy():
 
 def test_docs_section_example_runs_and_its_messages_are_real():
     text = (ROOT / "docs" / "directml.md").read_text()
-    assert text.startswith("## DirectML-style API\n")
+    assert text.startswith("# DirectML-style API\n")
     code = text.split("```python\n", 1)[1].split("```", 1)[0]
     scope: dict = {}
     exec(compile(code, "docs/directml.md", "exec"), scope)

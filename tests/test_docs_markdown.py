@@ -1,4 +1,5 @@
-"""README.md and docs/*.md: every Python snippet runs, and every relative link resolves.
+"""README.md, CHANGELOG.md and the pages of docs/: every Python snippet runs, and every
+relative link resolves (``mkdocs build --strict`` checks the site's own links again).
 
 Snippets are the blocks fenced as ```` ```python ````.  The blocks of a file run
 in order, in one fresh namespace per file, in a temporary directory, so a later
@@ -28,7 +29,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: The pages (docs/figures/*.md are snippets the performance page includes, not pages).
+FILES = [ROOT / "README.md", ROOT / "CHANGELOG.md",
+         *sorted(p for p in (ROOT / "docs").rglob("*.md") if p.parent.name != "figures")]
 #: Stacks a snippet may import that the package does not require.
 OPTIONAL = {"cupy", "dask", "distributed", "jax", "matplotlib", "torch", "triton", "zarr"}
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
@@ -125,8 +128,8 @@ def clean_ascend_runtime():
 RUNNABLE = [path for path in FILES if any(b.not_run is None for b in python_blocks(path))]
 
 
-#: Files whose snippets take ten seconds or more (the README's tour runs every backend).
-SLOW = {"README.md"}
+#: Files whose snippets take ten seconds or more (the README's tour imports every stack).
+SLOW = {"README.md", "scale.md"}
 
 
 @pytest.mark.parametrize("path", [

@@ -136,17 +136,42 @@ def test_the_typed_signatures_are_the_run_time_ones():
 
 
 def test_the_typed_names_are_the_public_ones():
+    """``__init__`` imports the typed functions for type checkers, and the same names of
+    ``api`` lazily at run time (its ``_PUBLIC`` table)."""
     tree = ast.parse((ROOT / "src" / "axisops" / "__init__.py").read_text())
     (branch,) = [n for n in tree.body if isinstance(n, ast.If)]
-    (typed,), (run_time,) = branch.body, branch.orelse
-    assert (typed.module, run_time.module) == ("_api", "api")
-    names = sorted(a.name for a in typed.names)
-    assert names == sorted(a.name for a in run_time.names) == sorted([*TYPED, "TopK"])
+    typed = [n for n in branch.body if isinstance(n, ast.ImportFrom) and n.module == "_api"]
+    names = sorted(a.name for (imp,) in [typed] for a in imp.names)
+    run_time = sorted(n for n, module in axisops._PUBLIC.items() if module == "api")
+    assert names == run_time == sorted([*TYPED, "TopK"])
     assert all(getattr(axisops, n) is getattr(api, n) for n in names)
+    lazy = {a.name: n.module for n in branch.body if isinstance(n, ast.ImportFrom)
+            for a in n.names}
+    assert lazy == {name: "_api" if module == "api" else module
+                    for name, module in axisops._PUBLIC.items()}
+    assert sorted(axisops._PUBLIC) == sorted(n for n in axisops.__all__ if n != "__version__")
     stub = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())
     (topk_class,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "TopK"]
     fields = tuple(n.target.id for n in topk_class.body if isinstance(n, ast.AnnAssign))
     assert fields == axisops.TopK._fields == ("values", "indices")
+
+
+#: What ``import axisops`` must not import: the optional stacks, the compiled core, and
+#: (the public names being imported on first use) NumPy itself.
+HEAVY = ("torch", "jax", "dask", "distributed", "zarr", "triton", "ml_dtypes", "matplotlib",
+         "numpy", "axisops._core", "axisops.api", "axisops.streaming")
+
+
+def test_import_axisops_imports_nothing_heavy_and_the_names_come_on_first_use():
+    code = ("import sys, axisops; print(sorted(m for m in sys.argv[1:] if m in sys.modules)); "
+            "from axisops import topk, StreamingTopK; import axisops.api as api; "
+            "print(topk is api.topk, axisops.streaming.StreamingTopK is StreamingTopK, "
+            "set(axisops.__all__) <= set(dir(axisops)), 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, *HEAVY], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.splitlines() == ["[]", "True True True True"]
+    with pytest.raises(AttributeError, match="module 'axisops' has no attribute 'no_such'"):
+        axisops.no_such  # noqa: B018
 
 
 def test_the_package_is_marked_typed():

@@ -11,22 +11,75 @@ for data larger than memory, :class:`StreamingTopK`, :func:`topk_file` and
 error classes, :func:`backends` (engine names) and :func:`register_backend`, and the thread
 count (:func:`get_num_threads`, :func:`set_num_threads`).  The DirectML and
 Ascend layers live in :mod:`axisops.directml` and :mod:`axisops.ascend`.
+
+``import axisops`` imports nothing but this module (not even NumPy): each public
+name is imported from its module when it is first used, so the command line can
+take Ctrl-C before any heavy import and a program that never calls axisops pays
+nothing for it.  ``from axisops import topk`` works as usual.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .config import get_num_threads, set_num_threads
-from .errors import AxisOpsError, IndexOutOfRangeError, InvalidArgumentError, UnsupportedDTypeError
-from .registry import backends, register_backend
-from .streaming import FileError, StreamingTopK, gather_file, topk_file
+
+#: public name -> the module of this package that defines it (imported on first use).
+_PUBLIC = {
+    "TopK": "api",
+    "gather": "api",
+    "take_along_axis": "api",
+    "top_k": "api",
+    "topk": "api",
+    "get_num_threads": "config",
+    "set_num_threads": "config",
+    "AxisOpsError": "errors",
+    "IndexOutOfRangeError": "errors",
+    "InvalidArgumentError": "errors",
+    "UnsupportedDTypeError": "errors",
+    "backends": "registry",
+    "register_backend": "registry",
+    "FileError": "streaming",
+    "StreamingTopK": "streaming",
+    "gather_file": "streaming",
+    "topk_file": "streaming",
+}
+
+#: Submodules reachable as attributes before they are imported (``axisops.streaming``);
+#: ``axisops.torch`` is not among them: it imports torch, so it is imported by name.
+_SUBMODULES = frozenset({"adapters", "api", "ascend", "bench", "cli", "config", "dask",
+                         "directml", "dtypes", "engines", "errors", "merge", "reference",
+                         "registry", "streaming", "validation"})
 
 if TYPE_CHECKING:  # the same functions, typed so the result has the input's array type
     from ._api import TopK, gather, take_along_axis, top_k, topk
-else:
-    from .api import TopK, gather, take_along_axis, top_k, topk
+    from .config import get_num_threads, set_num_threads
+    from .errors import (
+        AxisOpsError,
+        IndexOutOfRangeError,
+        InvalidArgumentError,
+        UnsupportedDTypeError,
+    )
+    from .registry import backends, register_backend
+    from .streaming import FileError, StreamingTopK, gather_file, topk_file
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AxisOpsError",

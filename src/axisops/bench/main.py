@@ -51,7 +51,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                    help=f"comma-separated peers to time (default {','.join(PEERS)})")
     p.add_argument("--backend", default=None, help="axisops backend to time (default: auto)")
     p.add_argument("--json", default="bench.json", metavar="PATH", help="JSON output path")
-    p.add_argument("--png", default="bench.png", metavar="PATH", help="chart output path")
+    p.add_argument("--plot", "--png", dest="png", default="bench.png", metavar="PATH",
+                   help="chart output path (PNG; needs matplotlib)")
     p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=False,
                    help="also measure peak RSS growth on 400 MB inputs (subprocesses)")
     p.add_argument("--frameworks", action="store_true",

@@ -122,10 +122,5 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
         )
 
 
-def entry() -> int:
-    """The ``axisops`` script and ``python -m axisops``: :func:`main` as the process."""
-    return main(process=True)
-
-
 if __name__ == "__main__":
-    sys.exit(entry())
+    sys.exit(main(process=True))

@@ -34,7 +34,8 @@ from . import rt, util
 # ACL_FLOAT, ACL_MEMCPY_HOST_TO_DEVICE, ...: every ACL_* number, defined once in _constants.
 globals().update(_constants.ACL_EXPORTS)
 
-__all__ = ["finalize", "get_recent_err_msg", "init", "rt", "util", *_constants.ACL_EXPORTS]
+__all__ = ["finalize", "get_recent_err_msg", "init", "rt", "util"]
+__all__ += list(_constants.ACL_EXPORTS)  # (a call: documentation tools list strings only)
 
 
 @acl_call("acl.init()")
