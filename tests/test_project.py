@@ -103,7 +103,10 @@ def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
 
 # --- the typed API matches the run-time one ----------------------------------------------------
 
-TYPED = ("topk", "top_k", "gather", "take_along_axis")
+TYPED = ("topk", "top_k", "gather", "take_along_axis", "sort", "argsort", "kthvalue", "median",
+         "partition", "argpartition")
+#: The result classes, each a NamedTuple of (values, indices).
+RESULTS = ("TopK", "KthValue", "Median")
 
 
 def _stub_signatures() -> dict[str, list[list[tuple]]]:
@@ -141,12 +144,13 @@ def test_the_typed_names_are_the_public_ones():
     (typed,), (run_time,) = branch.body, branch.orelse
     assert (typed.module, run_time.module) == ("_api", "api")
     names = sorted(a.name for a in typed.names)
-    assert names == sorted(a.name for a in run_time.names) == sorted([*TYPED, "TopK"])
+    assert names == sorted(a.name for a in run_time.names) == sorted([*TYPED, *RESULTS])
     assert all(getattr(axisops, n) is getattr(api, n) for n in names)
     stub = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())
-    (topk_class,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "TopK"]
-    fields = tuple(n.target.id for n in topk_class.body if isinstance(n, ast.AnnAssign))
-    assert fields == axisops.TopK._fields == ("values", "indices")
+    for name in RESULTS:
+        (cls,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == name]
+        fields = tuple(n.target.id for n in cls.body if isinstance(n, ast.AnnAssign))
+        assert fields == getattr(axisops, name)._fields == ("values", "indices")
 
 
 def test_the_package_is_marked_typed():

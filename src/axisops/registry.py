@@ -25,11 +25,9 @@ from typing import Any
 
 from . import adapters, engines
 from .adapters.base import Adapter
-from .engines.base import Engine
+from .engines.base import Engine, Spec
 from .errors import boundary
 from .validation import (
-    GatherSpec,
-    TopKSpec,
     backend_name,
     check_backend,
     check_new_backend,
@@ -53,7 +51,7 @@ def _named(name: str) -> Engine:
         raise  # not reached: check_backend raised
 
 
-def pick(x: Any, backend: Any = None, spec: TopKSpec | GatherSpec | None = None,
+def pick(x: Any, backend: Any = None, spec: Spec | None = None,
          a: Any = None) -> tuple[Adapter, Engine]:
     """The adapter and engine that run an operation on ``x``: the named engine, or the default.
 
@@ -63,7 +61,7 @@ def pick(x: Any, backend: Any = None, spec: TopKSpec | GatherSpec | None = None,
         The user's array (its family names the adapter; its type names it in errors).
     backend : str, optional
         An engine's name (``backend=``), or None for the default.
-    spec : TopKSpec or GatherSpec, optional
+    spec : TopKSpec, GatherSpec, SortSpec, KthSpec or PartitionSpec, optional
         The validated request, when there is one: engines that cannot take it are
         passed over.
     a : array, optional

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .topk import stable_order
 from .sort import _canonical
+from .topk import stable_order
 
 __all__ = ["argpartition", "partition"]
 
