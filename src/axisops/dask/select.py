@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from itertools import product
+from math import prod
 from typing import Any
 
 import dask.array as da
@@ -79,7 +80,7 @@ def order_keys(block: np.ndarray) -> np.ndarray:
 def _rows(block: np.ndarray, axis: int) -> np.ndarray:
     """``block``'s sequences along ``axis`` as the rows of a 2-D array (a view if it can)."""
     moved = np.moveaxis(block, axis, -1)
-    return moved.reshape(-1, block.shape[axis])
+    return moved.reshape(prod(moved.shape[:-1]), block.shape[axis])
 
 
 class _State:
@@ -144,14 +145,16 @@ def _take(block: np.ndarray, axis: int, state: _State, before: np.ndarray, j: in
     global index: the ``r``-th key equal to the answer's, counting from the first chunk."""
     block = block.astype(native(block.dtype), copy=False)
     keys = _rows(order_keys(block), axis).astype(np.uint64)
-    rows = keys.shape[0]
+    rows, m = keys.shape
+    raw = np.dtype(f"u{block.dtype.itemsize}")
+    if m == 0:  # an empty chunk holds no answer
+        return np.zeros(rows, bool), np.zeros(rows, raw), np.zeros(rows, np.int64)
     target = state.rank - before[j]
     equal = keys == state.prefix[:, None]
     seen = np.cumsum(equal, axis=1)
-    found = (target >= 1) & (target <= (seen[:, -1] if seen.shape[1] else 0))
+    found = (target >= 1) & (target <= seen[:, -1])
     local = np.argmax(equal & (seen == target[:, None]), axis=1)
-    values = _raw(_rows(block, axis))[np.arange(rows), local] if block.shape[axis] else \
-        np.zeros(rows, np.dtype(f"u{block.dtype.itemsize}"))
+    values = _raw(_rows(block, axis))[np.arange(rows), local]
     return found, values, local.astype(np.int64) + offset
 
 
