@@ -230,8 +230,8 @@ def test_framework_rows_agree_with_the_frameworks_and_carry_their_targets():
 def test_selection_rows_are_exact_and_timed_against_their_peers(tmp_path, monkeypatch):
     """The selection family's rows (quick shapes): each exact against axisops.reference,
     timed against the peers that have the op (torch has no partition, JAX no kthvalue)."""
-    from axisops_bench import main as bench_main
-    from axisops_bench.cases import SELECT_OPS
+    from axisops.bench import main as bench_main
+    from axisops.bench.cases import SELECT_OPS
 
     pytest.importorskip("torch")
     quick = tuple(c for c in quick_cases() if c.op in SELECT_OPS)
