@@ -319,3 +319,21 @@ def test_engines_without_the_family_are_passed_over():
         axisops.validation.sort_spec(axisops.validation.ArrayMeta((4,), x.dtype), 0, False))
     with pytest.raises(NotImplementedError, match="'topk-only' does not compute sort"):
         _TopkOnly().sort(x, None)
+
+
+class _SaysYesToEverything(_TopkOnly):
+    """An engine whose supports() override forgets the operations it lacks."""
+
+    name = "says-yes"
+
+    def supports(self, x, spec=None):
+        return True
+
+
+@pytest.mark.usefixtures("restore_registry")
+def test_an_engine_is_never_given_an_operation_it_lacks():
+    axisops.register_backend(_SaysYesToEverything(), replace=True)
+    x = np.array([2, 1, 2, 0])
+    for backend in (None, "says-yes"):
+        assert axisops.argsort(x, backend=backend).tolist() == [3, 1, 0, 2]
+        assert axisops.median(x, backend=backend) == (1, 1)

@@ -86,13 +86,15 @@ def pick(x: Any, backend: Any = None, spec: Spec | None = None,
             check_backend(name, missing=(engine.missing(), engine.extra))
         if not adapter.accepts(x, engine.array_type) or not engine.supports(a):
             check_backend(name, device_of=type_name(x))
-        if spec is None or engine.supports(a, spec):
+        if spec is None or (engine.computes(spec) and engine.supports(a, spec)):
             return adapter, engine
         array_type = engine.array_type  # it cannot take this request: the default that can
     else:
         array_type = adapter.engine_type(x)
     for engine in engines.of_type(array_type):
-        if engine.default_for(a, spec):
+        # An engine is never given an operation its class does not define, even where an
+        # override of supports() forgets to ask computes().
+        if (spec is None or engine.computes(spec)) and engine.default_for(a, spec):
             return adapter, engine
     no_backend(type_name(x), _engines_for(adapter, available_only=False))
 
