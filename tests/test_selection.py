@@ -281,6 +281,18 @@ def test_an_empty_axis_has_no_median_but_sorts():
     assert axisops.partition(x, []).shape == (3, 0)
 
 
+def test_kth_may_be_any_integer_sequence_or_scalar(backend):
+    x = np.array([3, 1, 4, 1, 5, 9, 2])
+    want = ref_partition(x, [0, 1, 2])[1]
+    for kth in (range(3), [2, 0, 1, 1], (np.int64(-7), 1, 2), np.array([0, 1, 2], np.uint8)):
+        np.testing.assert_array_equal(axisops.argpartition(x, kth, backend=backend), want)
+    for kth in (np.int16(-2), np.array(5), 5):
+        np.testing.assert_array_equal(axisops.argpartition(x, kth, backend=backend),
+                                      ref_partition(x, 5)[1])
+    with pytest.raises(axisops.InvalidArgumentError, match=r"kth='ab' \(str\) is not an int"):
+        axisops.partition(x, "ab", backend=backend)
+
+
 def test_an_empty_kth_leaves_the_index_order(backend):
     x = np.array([[3, 1, 2], [0, 0, -1]], np.int8)
     np.testing.assert_array_equal(axisops.argpartition(x, [], backend=backend),

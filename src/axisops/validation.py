@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any, NoReturn
@@ -520,7 +521,7 @@ def median_spec(meta: ArrayMeta, axis: Any, keepdims: Any) -> KthSpec:
 
 def as_kth(value: Any, n: int, axis: int) -> tuple[int, ...]:
     """``kth`` of partition (NumPy's meaning): an integer or a sequence of them (a list,
-    tuple or 1-D integer array), each in ``[-n, n)``; returned as the positions,
+    tuple, range or 1-D integer array), each in ``[-n, n)``; returned as the positions,
     non-negative, ascending and unique.  The error's fields are ``name``, ``value``
     (the offending entry), ``size`` (n), ``axis``, ``low`` and ``high``.
 
@@ -530,7 +531,8 @@ def as_kth(value: Any, n: int, axis: int) -> tuple[int, ...]:
     if isinstance(value, np.ndarray) and value.ndim > 1:
         _invalid(f"kth has {value.ndim} dimensions (need an integer or a sequence of "
                  f"integers)", name="kth", value=value, allowed="an integer or a 1-D sequence")
-    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1):
+    if (isinstance(value, Sequence) and not isinstance(value, (str, bytes))) or \
+            (isinstance(value, np.ndarray) and value.ndim == 1):
         if isinstance(value, np.ndarray) and value.dtype.kind not in "iu":
             _invalid(f"kth has dtype {value.dtype} (need integers)", name="kth", value=value,
                      allowed="integers")
