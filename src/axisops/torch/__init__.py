@@ -592,7 +592,7 @@ def median(
     >>> ax.median(torch.tensor([[4.0, 1.0], [3.0, 2.0]]))
     tensor(2.)
     >>> ax.median(torch.tensor([[4.0, 1.0, 1.0], [3.0, 2.0, 9.0]]), dim=1).indices
-    tensor([1, 0])
+    tensor([2, 0])
     """
     _need_tensor("input", input, "axisops.median")
     if dim is None:
