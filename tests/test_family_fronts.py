@@ -349,6 +349,21 @@ def test_compiled_family_results_and_gradients_equal_eager():
     assert torch.equal(a.grad, b.grad)
 
 
+def test_torch_export_with_a_dynamic_axis_runs_the_exported_program():
+    class Family(torch.nn.Module):
+        def forward(self, x):
+            values, indices = ax.sort(x, 1, descending=True)
+            # median's k is (n - 1) // 2 + 1 of a symbolic n: no condition on n but n > 0
+            return (values, indices, *ax.median(x, 1), ax.median(x),
+                    axisops.argpartition(x, [1, 2], axis=1))
+
+    dims = {"x": {1: torch.export.Dim("n", min=3)}}  # kth 2 needs n >= 3
+    program = torch.export.export(Family(), (torch.randn(3, 6),), dynamic_shapes=dims)
+    y = to_torch(tie_heavy(np.float32, (3, 9), 6, width=None))
+    for got, want in zip(program.module()(y), Family()(y)):
+        assert_same_bits(to_numpy(got), to_numpy(want))
+
+
 # ---- JAX --------------------------------------------------------------------------------------
 
 

@@ -335,7 +335,9 @@ def _sorted_pair(input: torch.Tensor, dim: Any, descending: Any) -> tuple[Any, A
     spec = sort_spec(adapter.meta(x, "x"), dim, descending)
     engine = registry.pick(input, None, spec, x)[1]
     values, indices = adapter.sort(engine, x, spec, True, True)
-    return values.reshape(input.shape), indices.reshape(input.shape)
+    if input.dim() == 0:
+        return values.reshape(()), indices.reshape(())
+    return values, indices
 
 
 @boundary("sort")
@@ -438,7 +440,8 @@ def argsort(
     """
     _need_tensor("input", input, "axisops.argsort")
     as_bool("stable", stable)
-    return _argsort(_as_1d(input), dim, descending=descending).reshape(input.shape)
+    indices = _argsort(_as_1d(input), dim, descending=descending)
+    return indices.reshape(()) if input.dim() == 0 else indices
 
 
 @boundary("msort")

@@ -105,6 +105,7 @@ from ..validation import (
     TopKSpec,
     gather_spec,
     kthvalue_spec,
+    median_spec,
     partition_spec,
     sort_spec,
     topk_spec,
@@ -415,7 +416,25 @@ def _sort_spec(x: Tensor, dim: int, descending: bool) -> SortSpec:
 
 
 def _kth_spec(x: Tensor, k: Any, dim: int, keepdim: bool) -> KthSpec:
-    return kthvalue_spec(_meta(x, "x"), k, dim, keepdim)
+    meta = _meta(x, "x")
+    if _is_lower_median(k, meta, dim):
+        return median_spec(meta, dim, keepdim)
+    return kthvalue_spec(meta, k, dim, keepdim)
+
+
+def _is_lower_median(k: Any, meta: ArrayMeta, dim: int) -> bool:
+    """Whether a symbolic ``k`` is the lower median's, ``(n - 1) // 2 + 1``, by its formula.
+
+    Such a ``k`` is in range whenever the axis is not empty, but the symbolic
+    reasoning of ``torch.export`` cannot prove ``(n - 1) // 2 + 1 <= n`` for every
+    ``n``; validated as a median, its only condition is ``n > 0``.  No guard is added.
+    """
+    if not isinstance(k, torch.SymInt) or not -meta.ndim <= dim < meta.ndim:
+        return False
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    n = meta.shape[dim]
+    return bool(statically_known_true(k == (n - 1) // 2 + 1))
 
 
 def _partition_spec(x: Tensor, kth: Any, dim: int) -> PartitionSpec:
