@@ -435,6 +435,9 @@ PAIRS = [
 ]
 INSTALLED = [p for p in PAIRS if all(find_spec(m) is not None for m in p.needs)]
 
-#: The pairs that run the selection family's tables (sort, kthvalue, partition...).
-SELECTING = {"numpy-cpu", "numpy-numpy", "dask-dask", "dlpack-cpu", "dlpack-numpy"}
+#: The pairs that run the selection family's tables (sort, kthvalue, partition...).  The
+#: jitted JAX engine ("jax-jax": one compile per sample and call) runs a subset, in
+#: tests/test_family_fronts.py.
+SELECTING = {"numpy-cpu", "numpy-numpy", "dask-dask", "dlpack-cpu", "dlpack-numpy",
+             "torch-cpu", "torch-torch", "torch-triton", "jax-cpu"}
 SELECT_INSTALLED = [p for p in INSTALLED if p.id in SELECTING]
