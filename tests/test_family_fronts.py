@@ -316,6 +316,21 @@ def test_gradient_on_ties_goes_to_the_tie_rules_choice():
     np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
+def test_index_only_operators_under_autograd_forward_ad_and_torch_func():
+    x = tie_free(3, 5)
+    want, parted = axisops.argsort(x, descending=True), axisops.argpartition(x, [1, 3])
+    grad = x.clone().requires_grad_()
+    assert not axisops.argsort(grad).requires_grad
+    assert not axisops.argpartition(grad, 2).requires_grad
+    with torch.autograd.forward_ad.dual_level():
+        dual = torch.autograd.forward_ad.make_dual(x, torch.ones_like(x))
+        assert torch.equal(axisops.argsort(dual, descending=True), want)
+        assert torch.equal(axisops.argpartition(dual, [1, 3]), parted)
+    top = torch.func.grad(lambda t: torch.gather(t, 1, axisops.argsort(t, 1, descending=True))
+                          [:, 0].sum())(x)
+    assert torch.equal(top, torch.nn.functional.one_hot(x.argmax(1), 5).to(F64))
+
+
 def test_vmap_of_the_operators_equals_a_loop_and_names_the_callers_dim():
     batch = to_torch(tie_heavy(np.float32, (3, 4, 7), 2, width=None))
     calls = [lambda t: tuple(axisops.kthvalue(t, 2, axis=-1)), lambda t: axisops.argsort(t, 0),

@@ -583,6 +583,21 @@ def _register_selection(op: str, dim_at: int, keepdim_at: int | None) -> None:
     _LIB.impl(op, autograd, "Autograd", with_keyset=True)
 
 
+def _register_index_only(op: str) -> None:
+    """Autograd for an operator whose one output is int64 indices: nothing to record, so
+    its kernels below autograd run (also under forward-mode AD and torch.func, which
+    would otherwise look for a decomposition of the operator)."""
+    op_overload = getattr(torch.ops.axisops, op).default
+
+    def autograd(keyset, x, *args):
+        if torch._C._are_functorch_transforms_active():
+            with torch._C._AutoDispatchBelowAutograd():
+                return op_overload(x, *args)
+        return op_overload.redispatch(keyset & _BELOW_AUTOGRAD, x, *args)
+
+    _LIB.impl(op, autograd, "Autograd", with_keyset=True)
+
+
 def _register_vmap(op: str, dim_at: int, spec_of: Callable[..., Any], outputs: int) -> None:
     """A vmap rule: the batch becomes the leading dimension, ``dim`` is validated on the
     unbatched shape (errors name the caller's dim) and moved past it."""
@@ -613,6 +628,8 @@ for _op, _impl, _fake in (
 _register_selection("sort", 1, None)
 _register_selection("kthvalue", 2, 3)
 _register_selection("partition", 2, None)
+_register_index_only("argsort")
+_register_index_only("argpartition")
 _register_vmap("sort", 1, lambda m, dim, desc, backend=None: sort_spec(m, dim, desc), 2)
 _register_vmap("argsort", 1, lambda m, dim, desc, backend=None: sort_spec(m, dim, desc), 1)
 _register_vmap("kthvalue", 2, lambda m, k, dim, keep, backend=None:
