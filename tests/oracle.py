@@ -82,3 +82,61 @@ def assert_same_bits(got, want) -> None:
     assert got.shape == want.shape, (got.shape, want.shape)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert np.array_equal(bits(got), bits(want)), (got, want)
+
+
+def _stable_order(seq: np.ndarray, descending: bool) -> list[int]:
+    """The contract's order of one sequence: Python's stable ``sorted`` (with
+    ``reverse=True`` equal elements keep their index order too)."""
+    py = _python_values(seq)
+    return sorted(range(len(py)), key=lambda i: _key(py[i]), reverse=descending)
+
+
+def _each_sequence(x: np.ndarray, axis: int):
+    """``(moved, pos)`` for every sequence ``moved[pos]`` of ``x`` along ``axis``."""
+    moved = np.moveaxis(x, axis, -1)
+    return moved, list(product(*map(range, moved.shape[:-1])))
+
+
+def ref_sort(x: np.ndarray, axis: int = -1, descending: bool = False):
+    """(values, int64 indices) of the stable sort along ``axis``, one sequence at a time."""
+    x = np.asarray(x)
+    axis %= x.ndim
+    moved, positions = _each_sequence(x, axis)
+    values = np.empty(moved.shape, x.dtype)
+    indices = np.empty(moved.shape, np.int64)
+    for pos in positions:
+        order = _stable_order(moved[pos], descending)
+        indices[pos] = order
+        values[pos] = moved[pos][order] if order else moved[pos][:0]
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def ref_kthvalue(x: np.ndarray, k: int, axis: int = -1, keepdims: bool = False):
+    """(value, int64 index) of the ``k``-th (1-based) of the stable ascending order."""
+    values, indices = ref_sort(x, axis)
+    axis %= values.ndim
+    v, i = np.take(values, k - 1, axis=axis), np.take(indices, k - 1, axis=axis)
+    if keepdims:
+        v, i = np.expand_dims(v, axis), np.expand_dims(i, axis)
+    return v, i
+
+
+def ref_partition(x: np.ndarray, kth, axis: int = -1):
+    """(values, int64 indices) of the deterministic partition: the element of stable rank
+    ``kth`` at each kth, the others grouped between the kths, each group in index order."""
+    x = np.asarray(x)
+    axis %= x.ndim
+    moved, positions = _each_sequence(x, axis)
+    n = moved.shape[-1]
+    kths = sorted({k + n if k < 0 else k for k in np.ravel(np.asarray(kth, np.int64)).tolist()})
+    values = np.empty(moved.shape, x.dtype)
+    indices = np.empty(moved.shape, np.int64)
+    for pos in positions:
+        rank = [0] * n
+        for r, i in enumerate(_stable_order(moved[pos], False)):
+            rank[i] = r
+        group = [2 * sum(k < rank[i] for k in kths) + (rank[i] in kths) for i in range(n)]
+        order = sorted(range(n), key=lambda i: (group[i], i))
+        indices[pos] = order
+        values[pos] = moved[pos][order] if order else moved[pos][:0]
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)

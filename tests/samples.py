@@ -1,7 +1,8 @@
 """The contract's samples: one declarative table per operation, and the pairs that run them.
 
-In the manner of PyTorch's OpInfo: :data:`TOPK_SAMPLES` and :data:`GATHER_SAMPLES`
-list the inputs that pin the contract (tie-heavy data with every special value of
+In the manner of PyTorch's OpInfo: :data:`TOPK_SAMPLES`, :data:`GATHER_SAMPLES`,
+:data:`SORT_SAMPLES` (sort and argsort), :data:`KTH_SAMPLES` (kthvalue and median)
+and :data:`PARTITION_SAMPLES` (partition and argpartition) list the inputs that pin the contract (tie-heavy data with every special value of
 every dtype, NaN above +inf with its payload kept, -0.0 equal to +0.0 with its sign
 kept, integer extremes: INT_MIN, UINT64_MAX, int64 beyond 2**53; k in {0, 1, n};
 any axis; every layout: C, Fortran, transposed, negative and non-unit strides,
@@ -170,8 +171,118 @@ def _gather_samples() -> list[GatherSample]:
     return s
 
 
+@dataclass(frozen=True)
+class SortSample:
+    """``sort`` and ``argsort`` of ``make(folder)`` along ``axis``, in both directions."""
+
+    name: str
+    make: Callable[[Path], np.ndarray]
+    axis: int = -1
+
+
+@dataclass(frozen=True)
+class KthSample:
+    """``kthvalue(make(folder), k, axis, keepdims=...)`` and ``median`` of the same."""
+
+    name: str
+    make: Callable[[Path], np.ndarray]
+    k: int
+    axis: int = -1
+    keepdims: bool = False
+
+
+@dataclass(frozen=True)
+class PartitionSample:
+    """``partition`` and ``argpartition`` of ``make(folder)`` at ``kth`` along ``axis``."""
+
+    name: str
+    make: Callable[[Path], np.ndarray]
+    kth: Any
+    axis: int = -1
+
+
+#: Fixed sequences with the contract's special values, shared by the selection tables.
+_SPECIALS = [
+    ("NaN above +inf", _fixed([1.0, np.inf, np.nan, -np.inf, np.nan], "float32")),
+    ("-0.0 equals +0.0", _fixed([0.0, -0.0, 0.0, -0.0, -0.0], "float64")),
+    ("NaN payloads and signs kept",
+     _bits([0x7FC00001, 0xFFC00000, 0x3F800000, 0x7FC00002, 0x80000000], "float32")),
+    ("int64 beyond 2**53",
+     _fixed([2**53, 2**53 + 1, -(2**63), 2**63 - 1, 2**53 + 1], "int64")),
+    ("uint64 max", _fixed([2**64 - 1, 0, 2**63, 2**53 + 1, 2**64 - 2], "uint64")),
+    ("int32 INT_MIN", _fixed([-(2**31), 2**31 - 1, 0, -1, -(2**31)], "int32")),
+    ("int8 extremes", _fixed([-128, 127, -1, 0, 127], "int8")),
+    ("bool", _fixed([False, True, False, True, True], "bool")),
+    ("ties keep index order", _fixed([5, 7, 5, 7, 5, 7], "int16")),
+    ("float16 specials", _fixed([1.0, np.nan, -np.inf, 0.5, np.inf, -0.0], "float16")),
+]
+
+
+def _sort_samples() -> list[SortSample]:
+    s = [SortSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17))) for d in TOPK_DTYPES]
+    s += [SortSample(name, make) for name, make in _SPECIALS]
+    s += [
+        SortSample("empty axis", lambda folder: np.zeros((2, 0), np.int16)),
+        SortSample("empty batch", lambda folder: np.zeros((0, 5, 3), np.float32), axis=1),
+        SortSample("one element", _fixed([[np.nan], [-0.0]], "float64")),
+    ]
+    s += [SortSample(f"3-D axis {a}", _tie_heavy("int64", (4, 5, 6), 11), axis=a)
+          for a in (0, 1, -2)]
+    s += [SortSample(f"{layout} axis {a}", _tie_heavy("float16" if a else "float32", (6, 9), 2,
+                                                      layout), axis=a)
+          for layout in LAYOUTS for a in (0, 1)]
+    return s
+
+
+def _kth_samples() -> list[KthSample]:
+    s = [KthSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)), 5) for d in TOPK_DTYPES]
+    s += [KthSample(name, make, 3) for name, make in _SPECIALS]
+    s += [
+        KthSample("float32 k=1", _tie_heavy("float32", (3, 17)), 1),
+        KthSample("float32 k=n", _tie_heavy("float32", (3, 17)), 17),
+        KthSample("uint64 k=n", _tie_heavy("uint64", (2, 15)), 15),
+        KthSample("int64 k=1 keepdims", _tie_heavy("int64", (2, 15)), 1, keepdims=True),
+        KthSample("one element", _fixed([[np.nan], [-0.0]], "float64"), 1),
+        KthSample("empty batch", lambda folder: np.zeros((0, 5, 3), np.float32), 2, axis=1),
+        KthSample("1-D", _tie_heavy("float64", (23,), 3), 12),
+    ]
+    s += [KthSample(f"3-D axis {a}", _tie_heavy("int64", (4, 5, 6), 11), 3, axis=a,
+                    keepdims=a == 1) for a in (0, 1, -1)]
+    s += [KthSample(f"{layout} axis {a}", _tie_heavy("uint16" if a else "float32", (6, 9), 2,
+                                                     layout), 4, axis=a)
+          for layout in LAYOUTS for a in (0, 1)]
+    return s
+
+
+def _partition_samples() -> list[PartitionSample]:
+    s = [PartitionSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)), [2, -3])
+         for d in TOPK_DTYPES]
+    s += [PartitionSample(name, make, 2) for name, make in _SPECIALS]
+    s += [
+        PartitionSample("kth 0", _tie_heavy("float32", (3, 17)), 0),
+        PartitionSample("kth n-1", _tie_heavy("float32", (3, 17)), -1),
+        PartitionSample("kths with negatives and repeats", _tie_heavy("int32", (3, 17)),
+                        [5, -12, 0, 16, -1, 5]),
+        PartitionSample("every kth", _tie_heavy("uint8", (2, 9)), list(range(9))),
+        PartitionSample("no kth", _tie_heavy("float64", (2, 9)), np.array([], np.int64)),
+        PartitionSample("kth tuple", _tie_heavy("int8", (2, 9)), (3, 4)),
+        PartitionSample("kth array", _tie_heavy("int8", (2, 9)), np.array([1, -2], np.int16)),
+        PartitionSample("empty batch", lambda folder: np.zeros((0, 5, 3), np.float32), 2,
+                        axis=1),
+    ]
+    s += [PartitionSample(f"3-D axis {a}", _tie_heavy("int64", (4, 5, 6), 11), [1, -2], axis=a)
+          for a in (0, 1, -1)]
+    s += [PartitionSample(f"{layout} axis {a}", _tie_heavy("float64", (6, 9), 2, layout),
+                          [2, 4], axis=a)
+          for layout in LAYOUTS for a in (0, 1)]
+    return s
+
+
 TOPK_SAMPLES = _topk_samples()
 GATHER_SAMPLES = _gather_samples()
+SORT_SAMPLES = _sort_samples()
+KTH_SAMPLES = _kth_samples()
+PARTITION_SAMPLES = _partition_samples()
 
 
 # ---- the pairs -------------------------------------------------------------------------------
@@ -261,6 +372,41 @@ class Pair:
 
         return _numpy_result(axisops.gather(x, dim, index, backend=self.engine))
 
+    def select(self, op: str, x: Any, *args: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+        """``axisops.<op>(x, *args, **kwargs)`` for an operation of the selection family,
+        its results as NumPy arrays (a tuple).  A Dask array is given in one chunk along
+        the axis to the operations that need it (sort, partition and their arg forms)."""
+        import axisops
+
+        axis = kwargs.get("axis", -1)
+        if self.adapter == "dask" and op not in ("kthvalue", "median"):
+            x = x.rechunk({axis % x.ndim: -1})
+        if self.direct:
+            got = self._direct_select(op, x, *args, **kwargs)
+        else:
+            got = getattr(axisops, op)(x, *args, backend=self.engine, **kwargs)
+        return tuple(_numpy_result(r) for r in (got if isinstance(got, tuple) else (got,)))
+
+    def _direct_select(self, op: str, x: Any, *args: Any, **kwargs: Any) -> Any:
+        from axisops import validation
+
+        adapter, engine = self._direct()
+        a = adapter.take(x, "x")
+        meta = adapter.meta(a, "x")
+        axis = kwargs.get("axis", -1)
+        if op in ("sort", "argsort"):
+            spec = validation.sort_spec(meta, axis, kwargs.get("descending", False))
+            pair = adapter.sort(engine, a, spec, op == "sort", op == "argsort")
+            return adapter.from_engine(pair[op == "argsort"], x)
+        if op in ("partition", "argpartition"):
+            spec = validation.partition_spec(meta, args[0], axis)
+            pair = adapter.partition(engine, a, spec, op == "partition", op == "argpartition")
+            return adapter.from_engine(pair[op == "argpartition"], x)
+        keepdims = kwargs.get("keepdims", False)
+        spec = (validation.median_spec(meta, axis, keepdims) if op == "median"
+                else validation.kthvalue_spec(meta, args[0], axis, keepdims))
+        return tuple(adapter.from_engine(adapter.kthvalue(engine, a, spec), x))
+
     def _direct(self) -> tuple[Any, Any]:
         from axisops import engines
         from axisops.adapters.dlpack import ADAPTER
@@ -288,3 +434,10 @@ PAIRS = [
     Pair("dlpack", "numpy", ("jax",), direct=True),
 ]
 INSTALLED = [p for p in PAIRS if all(find_spec(m) is not None for m in p.needs)]
+
+#: The pairs that run the selection family's tables (sort, kthvalue, partition...).  The
+#: jitted JAX engine ("jax-jax": one compile per sample and call) runs a subset, in
+#: tests/test_family_fronts.py.
+SELECTING = {"numpy-cpu", "numpy-numpy", "dask-dask", "dlpack-cpu", "dlpack-numpy",
+             "torch-cpu", "torch-torch", "torch-triton", "jax-cpu"}
+SELECT_INSTALLED = [p for p in INSTALLED if p.id in SELECTING]

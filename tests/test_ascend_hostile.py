@@ -102,6 +102,29 @@ def _topk_args(kit):
                 values_out=kit["values"], indices_out=kit["indices"])
 
 
+def _sort_args(kit):
+    return dict(self=kit["x"], stable=True, dim=1, descending=False, values_out=kit["out"],
+                indices_out=kit["order"])
+
+
+def _argsort_args(kit):
+    return dict(self=kit["x"], dim=-1, descending=True, out=kit["order"])
+
+
+def _kthvalue_args(kit):
+    return dict(self=kit["x"], k=2, dim=1, keepdim=True, values_out=kit["values"],
+                indices_out=kit["indices"])
+
+
+def _median_args(kit):
+    return dict(self=kit["x"], values_out=kit["scalar"])
+
+
+def _median_dim_args(kit):
+    return dict(self=kit["x"], dim=1, keepdim=True, values_out=kit["values"],
+                indices_out=kit["indices"])
+
+
 def _launch_args(phase1, op_args):
     def args(kit):
         _, executor, ret = phase1(**op_args(kit))
@@ -167,6 +190,13 @@ ENTRIES = {
     "aclnn.aclnnTopk": Entry(aclnn.aclnnTopk, _launch_args(
         aclnn.aclnnTopkGetWorkspaceSize, _topk_args), 161002),
 }
+for _op, _args in (("Sort", _sort_args), ("Argsort", _argsort_args),
+                   ("Kthvalue", _kthvalue_args), ("Median", _median_args),
+                   ("MedianDim", _median_dim_args)):
+    _phase1 = getattr(aclnn, f"aclnn{_op}GetWorkspaceSize")
+    ENTRIES[f"aclnn.aclnn{_op}GetWorkspaceSize"] = Entry(_phase1, _args, (0, None, 161002))
+    ENTRIES[f"aclnn.aclnn{_op}"] = Entry(getattr(aclnn, f"aclnn{_op}"),
+                                         _launch_args(_phase1, _args), 161002)
 #: Public functions without parameters: no argument to misbehave.
 NO_PARAMETERS = {"acl.finalize", "acl.get_recent_err_msg", "acl.rt.create_stream",
                  "aclnn.aclGetRecentErrMsg"}
@@ -204,7 +234,9 @@ def kit():
     yield dict(stream=stream, x=x, index=host_tensor(np.zeros((4, 2), np.int64), I64),
                out=tensor(put(np.zeros(8, np.float32)), (4, 2), acl.ACL_FLOAT),
                values=tensor(put(np.zeros(4, np.float32)), (4, 1), acl.ACL_FLOAT),
-               indices=tensor(put(np.zeros(4, np.int64)), (4, 1), I64))
+               indices=tensor(put(np.zeros(4, np.int64)), (4, 1), I64),
+               order=tensor(put(np.zeros(8, np.int64)), (4, 2), I64),
+               scalar=tensor(put(np.zeros(1, np.float32)), (), acl.ACL_FLOAT))
     end_runtime()
 
 
@@ -294,7 +326,8 @@ def test_an_int_subclass_whose_methods_raise_acts_as_its_value(kit, name):
         assert _outcome(_call(entry, stubborn)) == _outcome(_call(entry, plain)), param
         substituted.append(param)
     takes_no_int = {"acl.util.numpy_to_ptr", "acl.util.bytes_to_ptr", "aclnn.aclDestroyTensor",
-                    "aclnn.aclSetAclOpExecutorRepeatable", "aclnn.aclDestroyAclOpExecutor"}
+                    "aclnn.aclSetAclOpExecutorRepeatable", "aclnn.aclDestroyAclOpExecutor",
+                    "aclnn.aclnnMedianGetWorkspaceSize"}
     assert bool(substituted) == (name not in takes_no_int), substituted
 
 

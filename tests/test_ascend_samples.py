@@ -64,7 +64,9 @@ def test_the_public_surface_is_acl_and_aclnn_and_the_rest_is_private():
     assert {name for name in aclnn.__all__ if not name.startswith("ACLNN_")} == {
         "AclTensor", "Executor", "aclCreateTensor", "aclDestroyTensor", "aclGetRecentErrMsg",
         "aclSetAclOpExecutorRepeatable", "aclDestroyAclOpExecutor", "aclnnGather",
-        "aclnnGatherGetWorkspaceSize", "aclnnTopk", "aclnnTopkGetWorkspaceSize"}
+        "aclnnGatherGetWorkspaceSize", "aclnnTopk", "aclnnTopkGetWorkspaceSize",
+        *(f"aclnn{op}{phase}" for op in ("Sort", "Argsort", "Kthvalue", "Median", "MedianDim")
+          for phase in ("", "GetWorkspaceSize"))}
     for module in (acl, acl.rt, acl.util, aclnn):
         assert all(hasattr(module, name) for name in module.__all__), module
 

@@ -103,7 +103,10 @@ def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
 
 # --- the typed API matches the run-time one ----------------------------------------------------
 
-TYPED = ("topk", "top_k", "gather", "take_along_axis")
+TYPED = ("topk", "top_k", "gather", "take_along_axis", "sort", "argsort", "kthvalue", "median",
+         "partition", "argpartition")
+#: The result classes, each a NamedTuple of (values, indices).
+RESULTS = ("TopK", "KthValue", "Median")
 
 
 def _stub_signatures() -> dict[str, list[list[tuple]]]:
@@ -143,7 +146,7 @@ def test_the_typed_names_are_the_public_ones():
     typed = [n for n in branch.body if isinstance(n, ast.ImportFrom) and n.module == "_api"]
     names = sorted(a.name for (imp,) in [typed] for a in imp.names)
     run_time = sorted(n for n, module in axisops._PUBLIC.items() if module == "api")
-    assert names == run_time == sorted([*TYPED, "TopK"])
+    assert names == run_time == sorted([*TYPED, *RESULTS])
     assert all(getattr(axisops, n) is getattr(api, n) for n in names)
     lazy = {a.name: n.module for n in branch.body if isinstance(n, ast.ImportFrom)
             for a in n.names}
@@ -151,9 +154,10 @@ def test_the_typed_names_are_the_public_ones():
                     for name, module in axisops._PUBLIC.items()}
     assert sorted(axisops._PUBLIC) == sorted(n for n in axisops.__all__ if n != "__version__")
     stub = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())
-    (topk_class,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "TopK"]
-    fields = tuple(n.target.id for n in topk_class.body if isinstance(n, ast.AnnAssign))
-    assert fields == axisops.TopK._fields == ("values", "indices")
+    for name in RESULTS:
+        (cls,) = [n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == name]
+        fields = tuple(n.target.id for n in cls.body if isinstance(n, ast.AnnAssign))
+        assert fields == getattr(axisops, name)._fields == ("values", "indices")
 
 
 #: What ``import axisops`` must not import: the optional stacks, the compiled core, and

@@ -20,9 +20,10 @@ def test_every_entry_point_dtype_and_shape_mode_compiles_first_in_a_fresh_proces
     done = run_python(["torch_compile_matrix.py"], timeout=240)
     assert done.returncode == 0, done.explain()
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    # 13 top-k dtypes and 15 gather dtypes, x 3 fronts x {static, dynamic}.
-    assert report["cells"] == report["compiled"] == 13 * 3 * 2 + 2 * 15 * 3 * 2
+    # 13 top-k dtypes and 15 gather dtypes, x 3 fronts x {static, dynamic}; then the
+    # selection family's 7 groups (sort, argsort, kthvalue, median, partition) of 4 dtypes.
+    assert report["cells"] == report["compiled"] == 13 * 3 * 2 + 2 * 15 * 3 * 2 + 7 * 4
     assert report["failures"] == []
-    assert report["groups"] == 18  # {op} x {front} x {static, dynamic}
-    assert report["explained"] == 6  # the generic front's groups
+    assert report["groups"] == 18 + 7  # {op} x {front} x {static, dynamic}, and the family's
+    assert report["explained"] == 6 + 3  # the generic front's groups
     assert report["first"] == "topk/generic/False"  # the very first call: static float32 top-k

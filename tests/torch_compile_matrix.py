@@ -13,6 +13,12 @@ fake implementations to know the outputs, and AOTAutograd traces the autograd
 graph through them, without Inductor's C++ compile) and checks that the graph
 calls the axisops operator once per dtype.
 
+The selection family adds groups of its own (:data:`FAMILY`): sort, argsort,
+kthvalue, median and partition, each through one front and one shape mode, with a
+few dtypes each (bfloat16 and a 64-bit type among them); their graphs call the
+``axisops::`` family operators (median calls ``axisops::kthvalue``, the global
+median included).
+
 Nothing runs eagerly before the last group: the first use of each dtype in this
 process is inside a compile, and the first group holds the call a new user
 types first (``axisops.topk`` of float32, static; float32 is traced first).
@@ -116,6 +122,45 @@ def reference(op: str, x: np.ndarray, index: np.ndarray | None):
     return (axisops.gather(x, 1, np.broadcast_to(index, (3, 4)), backend="numpy"),)
 
 
+FAMILY_DTYPES = ["float32", "bfloat16", "int64", "uint8"]
+
+
+def _family_calls():
+    from axisops import torch as ax
+
+    kth = "axisops.kthvalue.default"
+    return {
+        # (op, front, dynamic): (function of x, operator, calls per cell, oracle of x)
+        ("sort", "drop-in", False): (
+            lambda x: tuple(ax.sort(x, dim=1, descending=True)), "axisops.sort.default", 1,
+            lambda x: (axisops.sort(x, 1, descending=True, backend="numpy"),
+                       axisops.argsort(x, 1, descending=True, backend="numpy"))),
+        ("sort", "torch.ops", True): (
+            lambda x: torch.ops.axisops.sort(x, 1, False), "axisops.sort.default", 1,
+            lambda x: (axisops.sort(x, 1, backend="numpy"),
+                       axisops.argsort(x, 1, backend="numpy"))),
+        ("argsort", "generic", True): (
+            lambda x: (axisops.argsort(x, axis=1),), "axisops.argsort.default", 1,
+            lambda x: (axisops.argsort(x, 1, backend="numpy"),)),
+        ("kthvalue", "drop-in", True): (  # k from a size stays symbolic
+            lambda x: tuple(ax.kthvalue(x, x.shape[1] // 2, 1)), kth, 1,
+            lambda x: tuple(axisops.kthvalue(x, 3, 1, backend="numpy"))),
+        ("median", "drop-in", False): (
+            lambda x: (*ax.median(x, 1, keepdim=True), ax.median(x)), kth, 2,
+            lambda x: (*axisops.median(x, 1, keepdims=True, backend="numpy"),
+                       axisops.median(x.reshape(-1), backend="numpy").values)),
+        ("median", "generic", True): (
+            lambda x: tuple(axisops.median(x, axis=1)), kth, 1,
+            lambda x: tuple(axisops.median(x, 1, backend="numpy"))),
+        ("partition", "generic", False): (
+            lambda x: (axisops.partition(x, [1, -2], axis=1),
+                       axisops.argpartition(x, 4, axis=1)),
+            "axisops.partition.default", 1,
+            lambda x: (axisops.partition(x, [1, -2], 1, backend="numpy"),
+                       axisops.argpartition(x, 4, 1, backend="numpy"))),
+    }
+
+
 #: The fronts whose groups torch._dynamo.explain also traces (every op, both shape modes;
 #: the very first compile of the process among them).  It shows what ``fullgraph=True``
 #: then enforces for every group: one graph, no break (a break raises).
@@ -129,15 +174,25 @@ def main() -> int:
               for op in OPS
               for front in ("generic", "drop-in", "torch.ops")
               for dynamic in (False, True)]
+    family = _family_calls()
+    groups += list(family)
     cells = explained = compiled = 0
     failures, results = [], []
     start = time.perf_counter()
     for g, (op, front, dynamic) in enumerate(groups):
         group = f"{op}/{front}/{'dynamic' if dynamic else 'static'}"
-        dtypes = TOPK_DTYPES if op == "topk" else GATHER_DTYPES
+        if (op, front, dynamic) in family:
+            cell, target, per_cell, _ = family[op, front, dynamic]
+            dtypes, index = FAMILY_DTYPES, None
+
+            def fn(x, i, cell=cell):
+                return cell(x)
+        else:
+            dtypes = TOPK_DTYPES if op == "topk" else GATHER_DTYPES
+            fn, index = calls(op, front)
+            target, per_cell = OPS[op], 1
         cells += len(dtypes)
         xs = {dtype: data(dtype, g * 16 + n) for n, dtype in enumerate(dtypes)}
-        fn, index = calls(op, front)
         tensors = [to_torch(x) for x in xs.values()]
         i = None if index is None else torch.from_numpy(index.copy())
 
@@ -165,17 +220,19 @@ def main() -> int:
         if counters["graph_break"]:
             failures.append(f"{group}: graph breaks {dict(counters['graph_break'])}")
         # torch.ops.axisops.topk (the packet) is recorded as such, the others as .default.
-        calls_made = backend.calls(OPS[op])
-        if len(backend.targets) != 1 or calls_made != len(dtypes):
-            failures.append(f"{group}: {len(backend.targets)} graphs calling {OPS[op]} "
-                            f"{calls_made} times, not one calling it {len(dtypes)} times")
+        calls_made = backend.calls(target)
+        if len(backend.targets) != 1 or calls_made != per_cell * len(dtypes):
+            failures.append(f"{group}: {len(backend.targets)} graphs calling {target} "
+                            f"{calls_made} times, not one calling it "
+                            f"{per_cell * len(dtypes)} times")
         for (dtype, x), out in zip(xs.items(), got):
             out = out if isinstance(out, tuple) else (out,)
-            results.append((f"{op}/{front}/{dtype}/{'dynamic' if dynamic else 'static'}", op,
-                            x, index, [to_numpy(t.detach()) for t in out]))
+            results.append((f"{op}/{front}/{dtype}/{'dynamic' if dynamic else 'static'}",
+                            (op, front, dynamic), x, index,
+                            [to_numpy(t.detach()) for t in out]))
     seconds = time.perf_counter() - start
-    for name, op, x, index, got in results:  # eager work only now: the oracle
-        want = reference(op, x, index)
+    for name, key, x, index, got in results:  # eager work only now: the oracle
+        want = family[key][3](x) if key in family else reference(key[0], x, index)
         for g, w in zip(got, want):
             if g.dtype != w.dtype or g.shape != w.shape or not np.array_equal(
                     np.ascontiguousarray(g).view(np.uint8), np.ascontiguousarray(w).view(np.uint8)):

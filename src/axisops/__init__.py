@@ -1,4 +1,4 @@
-"""axisops: exact, deterministic top-k and gather along an axis.
+"""axisops: exact, deterministic top-k, gather, sort and selection along an axis.
 
 >>> import numpy as np, axisops
 >>> axisops.topk(np.array([[0, 1, 10, 11], [3, 2, 9, 8]], np.float32), 2).indices
@@ -6,6 +6,8 @@ array([[3, 2],
        [2, 3]])
 
 Public API: :func:`topk`, :func:`top_k`, :func:`gather`, :func:`take_along_axis`;
+the selection family :func:`sort`, :func:`argsort`, :func:`kthvalue`, :func:`median`,
+:func:`partition`, :func:`argpartition`;
 for data larger than memory, :class:`StreamingTopK`, :func:`topk_file` and
 :func:`gather_file` (the streaming engine, :mod:`axisops.streaming`); the
 error classes, :func:`backends` (engine names) and :func:`register_backend`, and the thread
@@ -27,7 +29,15 @@ from ._version import __version__
 
 #: public name -> the module of this package that defines it (imported on first use).
 _PUBLIC = {
+    "KthValue": "api",
+    "Median": "api",
     "TopK": "api",
+    "argpartition": "api",
+    "argsort": "api",
+    "kthvalue": "api",
+    "median": "api",
+    "partition": "api",
+    "sort": "api",
     "gather": "api",
     "take_along_axis": "api",
     "top_k": "api",
@@ -53,7 +63,21 @@ _SUBMODULES = frozenset({"adapters", "api", "ascend", "bench", "cli", "config", 
                          "registry", "streaming", "validation"})
 
 if TYPE_CHECKING:  # the same functions, typed so the result has the input's array type
-    from ._api import TopK, gather, take_along_axis, top_k, topk
+    from ._api import (
+        KthValue,
+        Median,
+        TopK,
+        argpartition,
+        argsort,
+        gather,
+        kthvalue,
+        median,
+        partition,
+        sort,
+        take_along_axis,
+        top_k,
+        topk,
+    )
     from .config import get_num_threads, set_num_threads
     from .errors import (
         AxisOpsError,
@@ -86,16 +110,24 @@ __all__ = [
     "FileError",
     "IndexOutOfRangeError",
     "InvalidArgumentError",
+    "KthValue",
+    "Median",
     "StreamingTopK",
     "TopK",
     "UnsupportedDTypeError",
     "__version__",
+    "argpartition",
+    "argsort",
     "backends",
     "gather",
     "gather_file",
     "get_num_threads",
+    "kthvalue",
+    "median",
+    "partition",
     "register_backend",
     "set_num_threads",
+    "sort",
     "take_along_axis",
     "top_k",
     "topk",

@@ -23,6 +23,18 @@ class TopK(NamedTuple, Generic[_A]):
     values: _A
     indices: _A
 
+class KthValue(NamedTuple, Generic[_A]):
+    """The result of :func:`kthvalue`: ``values`` and their ``indices`` along the axis."""
+
+    values: _A
+    indices: _A
+
+class Median(NamedTuple, Generic[_A]):
+    """The result of :func:`median`: the lower median ``values`` and their ``indices``."""
+
+    values: _A
+    indices: _A
+
 # Any other array (np.ndarray, torch, JAX, CuPy, Dask) comes back as its own type.
 @overload
 def topk(
@@ -60,3 +72,51 @@ def gather(x: _A, dim: int, index: Any, *, backend: str | None = None) -> _A: ..
 def take_along_axis(x: _AsNDArray, indices: Any, /, *, axis: int = -1) -> _NDArray: ...
 @overload
 def take_along_axis(x: _A, indices: Any, /, *, axis: int = -1) -> _A: ...
+@overload
+def sort(
+    x: _AsNDArray, axis: int = -1, *, descending: bool = False, backend: str | None = None
+) -> _NDArray: ...
+@overload
+def sort(
+    x: _A, axis: int = -1, *, descending: bool = False, backend: str | None = None
+) -> _A: ...
+@overload
+def argsort(
+    x: _AsNDArray, axis: int = -1, *, descending: bool = False, backend: str | None = None
+) -> _NDArray: ...
+@overload
+def argsort(
+    x: _A, axis: int = -1, *, descending: bool = False, backend: str | None = None
+) -> _A: ...
+@overload
+def kthvalue(
+    x: _AsNDArray, k: int, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+) -> KthValue[_NDArray]: ...
+@overload
+def kthvalue(
+    x: _A, k: int, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+) -> KthValue[_A]: ...
+@overload
+def median(
+    x: _AsNDArray, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+) -> Median[_NDArray]: ...
+@overload
+def median(
+    x: _A, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+) -> Median[_A]: ...
+@overload
+def partition(
+    x: _AsNDArray, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+) -> _NDArray: ...
+@overload
+def partition(
+    x: _A, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+) -> _A: ...
+@overload
+def argpartition(
+    x: _AsNDArray, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+) -> _NDArray: ...
+@overload
+def argpartition(
+    x: _A, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+) -> _A: ...

@@ -25,9 +25,32 @@ from typing import Any, NamedTuple
 
 from . import adapters, registry
 from .errors import boundary
-from .validation import as_choice, gather_spec, take_along_axis_shapes, topk_spec
+from .validation import (
+    as_choice,
+    gather_spec,
+    kthvalue_spec,
+    median_spec,
+    partition_spec,
+    sort_spec,
+    take_along_axis_shapes,
+    topk_spec,
+)
 
-__all__ = ["TopK", "gather", "take_along_axis", "top_k", "topk"]
+__all__ = [
+    "KthValue",
+    "Median",
+    "TopK",
+    "argpartition",
+    "argsort",
+    "gather",
+    "kthvalue",
+    "median",
+    "partition",
+    "sort",
+    "take_along_axis",
+    "top_k",
+    "topk",
+]
 
 
 class TopK(NamedTuple):
@@ -270,3 +293,359 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
                        index_name="indices", dim_name="axis")
     engine = registry.pick(x, None, spec, a)[1]
     return adapter.from_engine(adapter.gather(engine, a, idx, spec, "take_along_axis"), x)
+
+
+# ---- the selection family --------------------------------------------------------------------
+
+
+class KthValue(NamedTuple):
+    """The result of :func:`kthvalue`: the ``values`` and their ``indices`` along the axis.
+
+    Attributes
+    ----------
+    values : array
+        The k-th smallest element of every sequence, in the input's array type and
+        dtype (its bits are the input's own).
+    indices : array
+        Its position along the axis (int64).
+
+    Examples
+    --------
+    >>> import axisops
+    >>> values, indices = axisops.kthvalue([3, 1, 2], 2)
+    >>> int(values), int(indices)
+    (2, 2)
+    """
+
+    values: Any
+    indices: Any
+
+
+class Median(NamedTuple):
+    """The result of :func:`median`: the lower median ``values`` and their ``indices``.
+
+    Attributes
+    ----------
+    values : array
+        The lower median of every sequence, in the input's array type and dtype.
+    indices : array
+        Its position along the axis (int64).
+
+    Examples
+    --------
+    >>> import axisops
+    >>> values, indices = axisops.median([4, 1, 3, 2])
+    >>> int(values), int(indices)
+    (2, 3)
+    """
+
+    values: Any
+    indices: Any
+
+
+def _sort(x: Any, axis: Any, descending: Any, backend: str | None, values: bool) -> Any:
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
+    spec = sort_spec(adapter.meta(a, "x"), axis, descending)
+    engine = registry.pick(x, backend, spec, a)[1]
+    got_values, got_indices = adapter.sort(engine, a, spec, values, not values)
+    return adapter.from_engine(got_values if values else got_indices, x)
+
+
+def _partition(x: Any, kth: Any, axis: Any, backend: str | None, values: bool) -> Any:
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
+    spec = partition_spec(adapter.meta(a, "x"), kth, axis)
+    engine = registry.pick(x, backend, spec, a)[1]
+    got_values, got_indices = adapter.partition(engine, a, spec, values, not values)
+    return adapter.from_engine(got_values if values else got_indices, x)
+
+
+def _kth(x: Any, spec_of: Any, backend: str | None) -> tuple[Any, Any]:
+    adapter = adapters.of(x)
+    a = adapter.take(x, "x")
+    spec = spec_of(adapter.meta(a, "x"))
+    engine = registry.pick(x, backend, spec, a)[1]
+    return adapter.from_engine(adapter.kthvalue(engine, a, spec), x)
+
+
+@boundary("sort")
+def sort(x: Any, axis: int = -1, *, descending: bool = False,
+         backend: str | None = None) -> Any:
+    """The elements of every sequence along ``axis`` in order: a stable sort.
+
+    Equal elements keep their index order, in both directions
+    (``descending=True`` is *not* the reverse of the ascending sort where there
+    are ties); NaN is greater than +inf; -0.0 equals +0.0; integers compare
+    exactly; the values keep their bits (NaN payloads, the sign of zero).
+    ``sort(x)`` has the values of ``np.sort(x, kind="stable")``.
+
+    Parameters
+    ----------
+    x : array_like
+        Any rank >= 1, any layout, any dtype of :func:`topk`'s: NumPy arrays (and
+        array-likes), torch tensors, JAX arrays, CuPy and Dask arrays (a Dask
+        array must be in one chunk along ``axis``).
+    axis : int, optional
+        The axis to sort along, in ``[-x.ndim, x.ndim)``; the last by default.
+    descending : bool, optional
+        Greatest first (equal elements still in index order).
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        ``x``'s shape, dtype and array type.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad ``axis``, ``descending`` or ``backend``; a 0-d or masked ``x``; a
+        Dask array in several chunks along ``axis`` (the message says how to
+        ``rechunk``).
+    UnsupportedDTypeError
+        A dtype sort does not take (object, string, complex...).
+
+    See Also
+    --------
+    argsort : the indices of the same order.
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> axisops.sort(np.array([2.0, np.nan, -0.0, 0.0, -np.inf]))
+    array([-inf, -0.,  0.,  2., nan])
+    >>> axisops.sort([[3, 1], [2, 4]], axis=0, descending=True)
+    array([[3, 4],
+           [2, 1]])
+    """
+    return _sort(x, axis, descending, backend, True)
+
+
+@boundary("argsort")
+def argsort(x: Any, axis: int = -1, *, descending: bool = False,
+            backend: str | None = None) -> Any:
+    """The int64 indices that sort every sequence along ``axis``, stably.
+
+    Equal elements come in increasing index order in both directions (so
+    ``argsort(x, descending=True)`` is not ``argsort(x)[::-1]`` where there are
+    ties); NaN is greater than +inf; -0.0 equals +0.0.  ``argsort(x)`` is
+    ``np.argsort(x, kind="stable")``, and its first ``k`` entries are
+    ``topk(x, k, largest=False).indices``.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`sort`.
+    axis : int, optional
+        The axis to sort along, in ``[-x.ndim, x.ndim)``; the last by default.
+    descending : bool, optional
+        Greatest first (equal elements still in index order).
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        ``x``'s shape, int64, ``x``'s array type.
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`sort`.
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> axisops.argsort(np.array([5, 7, 5, 7]))
+    array([0, 2, 1, 3])
+    >>> axisops.argsort(np.array([5, 7, 5, 7]), descending=True)
+    array([1, 3, 0, 2])
+    """
+    return _sort(x, axis, descending, backend, False)
+
+
+@boundary("kthvalue")
+def kthvalue(x: Any, k: int, axis: int = -1, *, keepdims: bool = False,
+             backend: str | None = None) -> KthValue:
+    """The ``k``-th smallest element of every sequence along ``axis`` and its index.
+
+    ``k`` is 1-based, as in ``torch.kthvalue``.  The element is defined by the
+    stable order: ``kthvalue(x, k)`` is ``(sort(x)[k-1], argsort(x)[k-1])`` along
+    the axis, so among equal elements the one of lower index comes first (and it
+    is also the last of ``topk(x, k, largest=False)``).  NaN is greater than +inf.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`sort` (a Dask array may be in any chunks).
+    k : int
+        Which element, ``1 <= k <= x.shape[axis]``.
+    axis : int, optional
+        The axis to select along, in ``[-x.ndim, x.ndim)``; the last by default.
+    keepdims : bool, optional
+        Keep ``axis`` in the results, with size 1.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    KthValue
+        ``(values, indices)``, shaped like ``x`` without ``axis`` (or with it of size
+        1), ``x``'s dtype and int64, in ``x``'s array type.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad ``k``, ``axis``, ``keepdims`` or ``backend``; a 0-d or masked ``x``.
+    UnsupportedDTypeError
+        A dtype kthvalue does not take (object, string, complex...).
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> axisops.kthvalue(np.array([4, 1, 4, 1, 3]), 4)
+    KthValue(values=array(4), indices=array(0))
+    >>> axisops.kthvalue(np.array([[1.0, np.nan], [5.0, 2.0]]), 2, axis=1, keepdims=True)
+    KthValue(values=array([[nan],
+           [ 5.]]), indices=array([[1],
+           [0]]))
+    """
+    values, indices = _kth(
+        x, lambda meta: kthvalue_spec(meta, k, axis, keepdims), backend)
+    return KthValue(values, indices)
+
+
+@boundary("median")
+def median(x: Any, axis: int = -1, *, keepdims: bool = False,
+           backend: str | None = None) -> Median:
+    """The lower median of every sequence along ``axis`` and its index.
+
+    ``median(x)`` is ``kthvalue(x, (n - 1) // 2 + 1)`` with ``n = x.shape[axis]``
+    (torch's definition): an element of ``x`` itself, the lower of the two
+    middle ones when ``n`` is even, and NaN only when more than half the
+    sequence (counting the middle) is NaN, as NaN sorts last.  ``np.median``
+    differs: it averages the two middle elements and returns NaN as soon as
+    one element is NaN.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`kthvalue`; ``x.shape[axis]`` must be at least 1.
+    axis : int, optional
+        The axis to reduce, in ``[-x.ndim, x.ndim)``; the last by default.
+    keepdims : bool, optional
+        Keep ``axis`` in the results, with size 1.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    Median
+        ``(values, indices)`` shaped as for :func:`kthvalue`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An empty ``axis``, or the errors of :func:`kthvalue`.
+    UnsupportedDTypeError
+        As for :func:`kthvalue`.
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> x = np.array([4.0, 1.0, 3.0, 2.0])
+    >>> axisops.median(x), float(np.median(x))
+    (Median(values=array(2.), indices=array(3)), 2.5)
+    >>> axisops.median(np.array([1.0, np.nan, 3.0])).values
+    array(3.)
+    """
+    values, indices = _kth(x, lambda meta: median_spec(meta, axis, keepdims), backend)
+    return Median(values, indices)
+
+
+@boundary("partition")
+def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -> Any:
+    """``x`` partitioned along ``axis`` at the positions ``kth``, in a deterministic order.
+
+    NumPy's meaning: position ``kth`` receives the element that would be there in
+    the stable sort, every element before it is not greater and every element
+    after it is not smaller.  Unlike NumPy's, the order is documented and the
+    same on every engine: the elements between two kths (and before the first,
+    after the last) come in their original index order.  ``partition(x, kth)``
+    is ``x`` taken at :func:`argpartition`.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`sort` (a Dask array must be in one chunk along ``axis``).
+    kth : int or sequence of int
+        The positions, each in ``[-n, n)`` with ``n = x.shape[axis]`` (negatives
+        count from the end; repeats are allowed, an empty sequence leaves ``x`` as
+        it is).
+    axis : int, optional
+        The axis to partition along, in ``[-x.ndim, x.ndim)``; the last by default.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        ``x``'s shape, dtype and array type.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad ``kth``, ``axis`` or ``backend``; a 0-d or masked ``x``; a Dask array
+        in several chunks along ``axis``.
+    UnsupportedDTypeError
+        A dtype partition does not take (object, string, complex...).
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> axisops.partition(np.array([3, 1, 4, 1, 5, 9, 2, 6]), 3)
+    array([1, 1, 2, 3, 4, 5, 9, 6])
+    >>> axisops.partition(np.array([3, 1, 4, 1, 5, 9, 2, 6]), [1, -1])
+    array([1, 1, 3, 4, 5, 2, 6, 9])
+    """
+    return _partition(x, kth, axis, backend, True)
+
+
+@boundary("argpartition")
+def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -> Any:
+    """The int64 indices that partition ``x`` along ``axis`` at ``kth`` (deterministically).
+
+    ``x`` taken at these indices along ``axis`` is :func:`partition`'s result: the
+    element of stable rank ``kth`` at position ``kth``, the others between the
+    kths in increasing index order.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`partition`.
+    kth : int or sequence of int
+        As for :func:`partition`.
+    axis : int, optional
+        The axis to partition along; the last by default.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        ``x``'s shape, int64, ``x``'s array type.
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`partition`.
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> axisops.argpartition(np.array([3, 1, 4, 1, 5]), 2)
+    array([1, 3, 0, 2, 4])
+    """
+    return _partition(x, kth, axis, backend, False)

@@ -25,11 +25,9 @@ from typing import Any
 
 from . import adapters, engines
 from .adapters.base import Adapter
-from .engines.base import Engine
+from .engines.base import Engine, Spec
 from .errors import boundary
 from .validation import (
-    GatherSpec,
-    TopKSpec,
     backend_name,
     check_backend,
     check_new_backend,
@@ -53,7 +51,7 @@ def _named(name: str) -> Engine:
         raise  # not reached: check_backend raised
 
 
-def pick(x: Any, backend: Any = None, spec: TopKSpec | GatherSpec | None = None,
+def pick(x: Any, backend: Any = None, spec: Spec | None = None,
          a: Any = None) -> tuple[Adapter, Engine]:
     """The adapter and engine that run an operation on ``x``: the named engine, or the default.
 
@@ -63,7 +61,7 @@ def pick(x: Any, backend: Any = None, spec: TopKSpec | GatherSpec | None = None,
         The user's array (its family names the adapter; its type names it in errors).
     backend : str, optional
         An engine's name (``backend=``), or None for the default.
-    spec : TopKSpec or GatherSpec, optional
+    spec : TopKSpec, GatherSpec, SortSpec, KthSpec or PartitionSpec, optional
         The validated request, when there is one: engines that cannot take it are
         passed over.
     a : array, optional
@@ -88,13 +86,15 @@ def pick(x: Any, backend: Any = None, spec: TopKSpec | GatherSpec | None = None,
             check_backend(name, missing=(engine.missing(), engine.extra))
         if not adapter.accepts(x, engine.array_type) or not engine.supports(a):
             check_backend(name, device_of=type_name(x))
-        if spec is None or engine.supports(a, spec):
+        if spec is None or (engine.computes(spec) and engine.supports(a, spec)):
             return adapter, engine
         array_type = engine.array_type  # it cannot take this request: the default that can
     else:
         array_type = adapter.engine_type(x)
     for engine in engines.of_type(array_type):
-        if engine.default_for(a, spec):
+        # An engine is never given an operation its class does not define, even where an
+        # override of supports() forgets to ask computes().
+        if (spec is None or engine.computes(spec)) and engine.default_for(a, spec):
             return adapter, engine
     no_backend(type_name(x), _engines_for(adapter, available_only=False))
 

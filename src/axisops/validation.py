@@ -3,7 +3,8 @@
 The public functions (:mod:`axisops.api`), :class:`axisops.StreamingTopK`, the
 file jobs, the command line and the DirectML and Ascend facades call these before
 any engine runs.  What comes out is a clean value or a frozen *spec*
-(:class:`TopKSpec`, :class:`GatherSpec`) whose fields are already checked: axes
+(:class:`TopKSpec`, :class:`GatherSpec`, :class:`SortSpec`, :class:`KthSpec`,
+:class:`PartitionSpec`) whose fields are already checked: axes
 are non-negative, ``k`` is a Python int within range, dtypes are NumPy dtypes.
 Engines receive only specs and never validate arguments again; the one
 data-dependent check (gather index values) is :func:`check_index_values`.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any, NoReturn
@@ -48,17 +50,26 @@ from .errors import (
 __all__ = [
     "ArrayMeta",
     "GatherSpec",
+    "KthSpec",
+    "PartitionSpec",
+    "SortSpec",
     "TopKSpec",
     "as_bool",
     "as_chunk_bytes",
     "as_int",
+    "as_kth",
     "check_index_values",
     "check_k",
+    "check_one_chunk",
     "check_topk_dtype",
     "gather_spec",
     "index_dtype",
+    "kthvalue_spec",
+    "median_spec",
     "normalize_axis",
+    "partition_spec",
     "raise_index_error",
+    "sort_spec",
     "take_along_axis_shapes",
     "topk_spec",
 ]
@@ -132,6 +143,87 @@ class GatherSpec:
     @property
     def out_shape(self) -> tuple[int, ...]:
         return self.index_shape
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        return native(self.dtype)
+
+
+@dataclass(frozen=True)
+class SortSpec:
+    """A validated sort or argsort request.  ``axis`` is in ``[0, ndim)``.
+
+    The order is stable in both directions: equal keys keep their index order
+    whether ``descending`` or not.
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    axis: int
+    descending: bool
+
+    @property
+    def n(self) -> int:
+        return self.shape[self.axis]
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        return native(self.dtype)
+
+
+@dataclass(frozen=True)
+class KthSpec:
+    """A validated kthvalue (or median) request: ``k`` is 1-based, ``1 <= k <= n``.
+
+    The answer is position ``k - 1`` of the stable ascending sort along ``axis``
+    and its index; ``out_shape`` is the shape without the axis, or with it kept
+    as 1 when ``keepdims``.
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    axis: int
+    k: int
+    keepdims: bool
+
+    @property
+    def n(self) -> int:
+        return self.shape[self.axis]
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        kept = (1,) if self.keepdims else ()
+        return self.shape[: self.axis] + kept + self.shape[self.axis + 1 :]
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        return native(self.dtype)
+
+
+@dataclass(frozen=True)
+class PartitionSpec:
+    """A validated partition or argpartition request.
+
+    ``kth`` holds the positions, non-negative, ascending and unique (NumPy's
+    negative ones already counted from the end); it may be empty.
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    axis: int
+    kth: tuple[int, ...]
+
+    @property
+    def n(self) -> int:
+        return self.shape[self.axis]
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        return self.shape
 
     @property
     def out_dtype(self) -> np.dtype:
@@ -264,13 +356,13 @@ def require_rank(name: str, meta: ArrayMeta) -> None:
                  value=meta.shape, allowed="at least one dimension")
 
 
-
-def check_topk_dtype(name: str, dtype: np.dtype) -> None:
-    """A dtype top-k takes (every real type, bool, float16 and bfloat16)."""
+def check_topk_dtype(name: str, dtype: np.dtype, what: str = "top-k") -> None:
+    """A dtype top-k takes (every real type, bool, float16 and bfloat16); ``what`` names
+    the operation in the message (the selection family takes the same dtypes)."""
     if not is_topk_dtype(dtype):
         allowed = ", ".join(TOPK_DTYPES)
         raise with_fields(UnsupportedDTypeError(
-            f"{name} has dtype {dtype}, which top-k does not support (supported: {allowed})"),
+            f"{name} has dtype {dtype}, which {what} does not support (supported: {allowed})"),
             name=name, dtype=dtype, allowed=allowed)
 
 
@@ -378,6 +470,94 @@ def topk_spec(
     if idt.itemsize < 8 and n > 0:
         check_index_capacity(idt, n - 1, ax, n)
     return TopKSpec(meta.shape, meta.dtype, ax, kk, big, srt, idt)
+
+
+def sort_spec(meta: ArrayMeta, axis: Any, descending: Any) -> SortSpec:
+    """Validate a sort or argsort call; raises the library's errors, returns a clean spec.
+
+    >>> sort_spec(ArrayMeta((2, 3), np.dtype("float32")), -1, True).axis
+    1
+    """
+    require_rank("x", meta)
+    check_topk_dtype("x", meta.dtype, "sort")
+    ax = normalize_axis("axis", axis, meta.ndim)
+    desc = as_bool("descending", descending)
+    return SortSpec(meta.shape, meta.dtype, ax, desc)
+
+
+def kthvalue_spec(meta: ArrayMeta, k: Any, axis: Any, keepdims: Any) -> KthSpec:
+    """Validate a kthvalue call (``k`` 1-based, ``1 <= k <= n``); returns a clean spec.
+
+    >>> kthvalue_spec(ArrayMeta((4, 5), np.dtype("int8")), 5, 1, False).out_shape
+    (4,)
+    """
+    require_rank("x", meta)
+    check_topk_dtype("x", meta.dtype, "kthvalue")
+    ax = normalize_axis("axis", axis, meta.ndim)
+    kk = check_k(k, meta.shape[ax], axis=ax, low=1)
+    keep = as_bool("keepdims", keepdims)
+    return KthSpec(meta.shape, meta.dtype, ax, kk, keep)
+
+
+def median_spec(meta: ArrayMeta, axis: Any, keepdims: Any) -> KthSpec:
+    """Validate a median call: the lower median is ``kthvalue(x, (n - 1) // 2 + 1)``.
+
+    An empty axis has no median (the error names ``x``).
+
+    >>> median_spec(ArrayMeta((4, 6), np.dtype("float64")), -1, True).k
+    3
+    """
+    require_rank("x", meta)
+    check_topk_dtype("x", meta.dtype, "median")
+    ax = normalize_axis("axis", axis, meta.ndim)
+    n = meta.shape[ax]
+    if n == 0:
+        _invalid(f"x has size 0 along axis {ax} (shape {meta.shape}), which has no median "
+                 f"(need at least one element)", name="x", value=meta.shape, axis=ax, size=0,
+                 allowed="at least one element along the axis")
+    keep = as_bool("keepdims", keepdims)
+    return KthSpec(meta.shape, meta.dtype, ax, (n - 1) // 2 + 1, keep)
+
+
+def as_kth(value: Any, n: int, axis: int) -> tuple[int, ...]:
+    """``kth`` of partition (NumPy's meaning): an integer or a sequence of them (a list,
+    tuple, range or 1-D integer array), each in ``[-n, n)``; returned as the positions,
+    non-negative, ascending and unique.  The error's fields are ``name``, ``value``
+    (the offending entry), ``size`` (n), ``axis``, ``low`` and ``high``.
+
+    >>> as_kth([-1, 2, 2, 0], 5, 0)
+    (0, 2, 4)
+    """
+    if isinstance(value, np.ndarray) and value.ndim > 1:
+        _invalid(f"kth has {value.ndim} dimensions (need an integer or a sequence of "
+                 f"integers)", name="kth", value=value, allowed="an integer or a 1-D sequence")
+    if (isinstance(value, Sequence) and not isinstance(value, (str, bytes))) or \
+            (isinstance(value, np.ndarray) and value.ndim == 1):
+        if isinstance(value, np.ndarray) and value.dtype.kind not in "iu":
+            _invalid(f"kth has dtype {value.dtype} (need integers)", name="kth", value=value,
+                     allowed="integers")
+        wanted = [as_int("kth", v) for v in value]
+    else:
+        wanted = [as_int("kth", value)]
+    for k in wanted:
+        if not -n <= k < n:
+            _invalid(f"kth={k} is out of range for axis {axis} of size {n} "
+                     f"(need {-n} <= kth <= {n - 1})", name="kth", value=k, size=n, axis=axis,
+                     low=-n, high=n - 1, allowed=f"{-n} <= kth <= {n - 1}")
+    return tuple(sorted({k + n if k < 0 else k for k in wanted}))
+
+
+def partition_spec(meta: ArrayMeta, kth: Any, axis: Any) -> PartitionSpec:
+    """Validate a partition or argpartition call; returns a clean spec.
+
+    >>> partition_spec(ArrayMeta((3, 7), np.dtype("uint8")), (-1, 3), -1).kth
+    (3, 6)
+    """
+    require_rank("x", meta)
+    check_topk_dtype("x", meta.dtype, "partition")
+    ax = normalize_axis("axis", axis, meta.ndim)
+    positions = as_kth(kth, meta.shape[ax], ax)
+    return PartitionSpec(meta.shape, meta.dtype, ax, positions)
 
 
 def check_index_type(dtype: np.dtype, name: str = "index") -> None:
@@ -612,6 +792,18 @@ def check_known_chunks(name: str, shape: tuple[Any, ...]) -> tuple[int, ...]:
                      f"{name}.compute_chunk_sizes() first", name=name, value=shape,
                      allowed="known chunk sizes")
     return tuple(int(s) for s in shape)
+
+
+def check_one_chunk(name: str, chunks: tuple[int, ...], axis: int, what: str) -> None:
+    """A dask array in one chunk along ``axis``, for ``what`` (sort, partition...), which
+    cannot be done chunk by chunk; the message says how to rechunk."""
+    if len(chunks) > 1:
+        shown = chunks if len(chunks) <= 6 else (*chunks[:3], "...", *chunks[-2:])
+        _invalid(f"{name} has {len(chunks)} chunks along axis {axis} {shown}, and {what} "
+                 f"along a chunked axis would need every chunk at once; call "
+                 f"{name}.rechunk({{{axis}: -1}}) first (kthvalue and median need no rechunk)",
+                 name=name, value=chunks, axis=axis,
+                 allowed=f"one chunk along axis {axis} ({name}.rechunk({{{axis}: -1}}))")
 
 
 def as_fan_in(value: Any, axis: int, source: str = "split_every") -> int:

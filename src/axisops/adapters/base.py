@@ -22,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..validation import ArrayMeta, GatherSpec, TopKSpec
+from ..validation import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 
 __all__ = ["Adapter"]
 
@@ -68,6 +68,22 @@ class Adapter(ABC):
     def topk(self, engine: Any, a: Any, spec: TopKSpec) -> tuple[Any, Any]:
         """``engine``'s top-k of the taken array ``a``."""
         return engine.topk(a, spec)
+
+    def sort(self, engine: Any, a: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        """``engine``'s stable sort of the taken array ``a``: ``(values, indices)``, ``None``
+        for the one not asked for."""
+        return engine.sort(a, spec, values, indices)
+
+    def kthvalue(self, engine: Any, a: Any, spec: KthSpec) -> tuple[Any, Any]:
+        """``engine``'s kthvalue (or median) of the taken array ``a``."""
+        return engine.kthvalue(a, spec)
+
+    def partition(self, engine: Any, a: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        """``engine``'s partition of the taken array ``a``: ``(values, indices)``, ``None``
+        for the one not asked for."""
+        return engine.partition(a, spec, values, indices)
 
     def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
                function: str = "gather") -> Any:

@@ -24,7 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ArrayMeta, GatherSpec, TopKSpec, check_narrowed_index
+from ..validation import (
+    ArrayMeta,
+    GatherSpec,
+    KthSpec,
+    PartitionSpec,
+    SortSpec,
+    TopKSpec,
+    check_narrowed_index,
+)
 from .base import Adapter
 from .dlpack import Imported, export, import_array
 from .numpy import as_ndarray
@@ -33,6 +41,7 @@ __all__ = ["ADAPTER", "JaxAdapter"]
 
 #: The words of the narrowed-index error (JAX without 64-bit types).
 _NARROWED_BY = "JAX (jax_enable_x64 is off)"
+_INT64 = np.dtype(np.int64)
 
 
 def _is_jax_array(x: Any) -> bool:
@@ -90,6 +99,27 @@ class JaxAdapter(Adapter):
                              spec.axis, _NARROWED_BY)
         return export(values, imported), out_indices
 
+    def sort(self, engine: Any, a: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        if engine.array_type != "numpy":
+            return engine.sort(a, spec, values, indices)
+        imported = import_array(a, "x", via_torch=False)
+        return _exported(engine.sort(imported.array, spec, values, indices), imported, spec)
+
+    def kthvalue(self, engine: Any, a: Any, spec: KthSpec) -> tuple[Any, Any]:
+        if engine.array_type != "numpy":
+            return engine.kthvalue(a, spec)
+        imported = import_array(a, "x", via_torch=False)
+        return _exported(engine.kthvalue(imported.array, spec), imported, spec)
+
+    def partition(self, engine: Any, a: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        if engine.array_type != "numpy":
+            return engine.partition(a, spec, values, indices)
+        imported = import_array(a, "x", via_torch=False)
+        return _exported(engine.partition(imported.array, spec, values, indices), imported,
+                         spec)
+
     def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
                function: str = "gather") -> Any:
         if engine.array_type != "numpy":
@@ -98,6 +128,18 @@ class JaxAdapter(Adapter):
         if _is_jax_array(index):
             index = import_array(index, "index", via_torch=False).array
         return export(engine.gather(imported.array, index, spec), imported)
+
+
+def _exported(pair: tuple[Any, Any], imported: Imported,
+              spec: SortSpec | KthSpec | PartitionSpec) -> tuple[Any, Any]:
+    """A NumPy engine's ``(values, indices)`` as JAX arrays on the input's device (``None``
+    stays ``None``); int64 indices that JAX narrows must still hold the last index."""
+    values, indices = pair
+    if indices is not None:
+        indices = export(indices, imported)
+        check_narrowed_index(_INT64, np.dtype(str(indices.dtype)), spec.n, spec.axis,
+                             _NARROWED_BY)
+    return (None if values is None else export(values, imported)), indices
 
 
 ADAPTER = JaxAdapter()

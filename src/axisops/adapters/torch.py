@@ -15,7 +15,9 @@ dispatch or function mode, a profiler, a tensor subclass: see
 (:mod:`axisops.torch.library`), which carry autograd and are opaque to
 ``torch.compile``; their kernels run the same engine, found by its name in the
 engine table, through :meth:`TorchAdapter.engine_topk` /
-:meth:`TorchAdapter.engine_gather`.  Any other call runs the engine directly.
+:meth:`TorchAdapter.engine_gather` (and ``engine_sort``, ``engine_kthvalue``,
+``engine_partition`` for the selection family).  Any other call runs the engine
+directly.
 
 Gather indices may be tensors (moved to x's device), NumPy arrays or nested
 lists.  torch is imported by the methods only, so listing adapters costs nothing.
@@ -28,7 +30,16 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import is_bfloat16, is_index_dtype, native
-from ..validation import ArrayMeta, GatherSpec, TopKSpec, refuse_array, refuse_dtype
+from ..validation import (
+    ArrayMeta,
+    GatherSpec,
+    KthSpec,
+    PartitionSpec,
+    SortSpec,
+    TopKSpec,
+    refuse_array,
+    refuse_dtype,
+)
 from .base import Adapter
 from .numpy import as_ndarray
 
@@ -70,6 +81,11 @@ def from_numpy(a: np.ndarray) -> Any:
     if is_bfloat16(a.dtype):
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
+
+
+def _tensors(pair: tuple[Any, Any]) -> tuple[Any, Any]:
+    """A NumPy engine's ``(values, indices)`` as CPU tensors (``None`` stays ``None``)."""
+    return tuple(None if a is None else from_numpy(a) for a in pair)  # type: ignore[return-value]
 
 
 def unobserved(x: Any, grad_possible: bool = True) -> bool:
@@ -170,6 +186,45 @@ class TorchAdapter(Adapter):
         if unobserved(a) and type(index) is type(a):  # a plain tensor index too
             return self.engine_gather(engine, a, index, spec)
         return _operators().gather(a, index, spec, engine.name, function)
+
+    def sort(self, engine: Any, a: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        if unobserved(a):
+            return self.engine_sort(engine, a, spec, values, indices)
+        return _operators().sort(a, spec, engine.name, values, indices)
+
+    def kthvalue(self, engine: Any, a: Any, spec: KthSpec) -> tuple[Any, Any]:
+        if unobserved(a):
+            return self.engine_kthvalue(engine, a, spec)
+        return _operators().kthvalue(a, spec, engine.name)
+
+    def partition(self, engine: Any, a: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        if unobserved(a):
+            return self.engine_partition(engine, a, spec, values, indices)
+        return _operators().partition(a, spec, engine.name, values, indices)
+
+    def engine_sort(self, engine: Any, x: Any, spec: SortSpec, values: bool = True,
+                    indices: bool = True) -> tuple[Any, Any]:
+        """``engine``'s stable sort of tensor ``x``, as tensors (``None`` for the one not
+        asked for): the operators' kernel."""
+        if engine.array_type == "numpy":
+            return _tensors(engine.sort(numpy_view(x), spec, values, indices))
+        return engine.sort(x, spec, values, indices)
+
+    def engine_kthvalue(self, engine: Any, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        """``engine``'s kthvalue of tensor ``x``, as tensors: the operator's kernel."""
+        if engine.array_type == "numpy":
+            return _tensors(engine.kthvalue(numpy_view(x), spec))
+        return engine.kthvalue(x, spec)
+
+    def engine_partition(self, engine: Any, x: Any, spec: PartitionSpec, values: bool = True,
+                         indices: bool = True) -> tuple[Any, Any]:
+        """``engine``'s partition of tensor ``x``, as tensors (``None`` for the one not
+        asked for): the operators' kernel."""
+        if engine.array_type == "numpy":
+            return _tensors(engine.partition(numpy_view(x), spec, values, indices))
+        return engine.partition(x, spec, values, indices)
 
     def engine_topk(self, engine: Any, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
         """``engine``'s top-k of tensor ``x``, as tensors: the operator's kernel (no autograd)."""

@@ -1,4 +1,6 @@
-"""Module ``aclnn``: tensors, executors and the two-phase aclnnGather / aclnnTopk.
+"""Module ``aclnn``: tensors, executors and the two-phase aclnnGather / aclnnTopk, and the
+sort and selection family (aclnnSort, aclnnArgsort, aclnnKthvalue, aclnnMedian,
+aclnnMedianDim).
 
 The functions keep their C names; C out-parameters come back first and the
 status code last, as in pyACL::
@@ -52,7 +54,15 @@ from ._boundary import Failure, aclnn_call, describe, fail, show, take_recent
 from ._constants import ACLNN_ERR_INNER, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS
 from ._context import CONTEXT
 from ._executors import Executor, destroy, launch, set_repeatable
-from ._ops import plan_gather, plan_topk
+from ._ops import (
+    plan_argsort,
+    plan_gather,
+    plan_kthvalue,
+    plan_median,
+    plan_median_dim,
+    plan_sort,
+    plan_topk,
+)
 from ._tensors import AclTensor, create_tensor
 
 # ACLNN_SUCCESS, ACLNN_ERR_PARAM_INVALID, ...: every ACLNN_* code, defined once in _constants.
@@ -66,8 +76,18 @@ __all__ = [
     "aclDestroyTensor",
     "aclGetRecentErrMsg",
     "aclSetAclOpExecutorRepeatable",
+    "aclnnArgsort",
+    "aclnnArgsortGetWorkspaceSize",
     "aclnnGather",
     "aclnnGatherGetWorkspaceSize",
+    "aclnnKthvalue",
+    "aclnnKthvalueGetWorkspaceSize",
+    "aclnnMedian",
+    "aclnnMedianDim",
+    "aclnnMedianDimGetWorkspaceSize",
+    "aclnnMedianGetWorkspaceSize",
+    "aclnnSort",
+    "aclnnSortGetWorkspaceSize",
     "aclnnTopk",
     "aclnnTopkGetWorkspaceSize",
 ]
@@ -213,3 +233,119 @@ def aclnnTopk(workspace: int | None, workspace_size: int, executor: Executor,
               stream: int | None) -> int:
     """Phase 2 of aclnnTopk: enqueue the work on ``stream`` (None or 0: default stream)."""
     return launch("aclnnTopk", workspace, workspace_size, executor, stream)
+
+
+# --- the sort and selection family ------------------------------------------------------------
+@aclnn_call("aclnnSortGetWorkspaceSize()", failure=_no_executor)
+def aclnnSortGetWorkspaceSize(self: AclTensor, stable: bool, dim: int, descending: bool,
+                              values_out: AclTensor,
+                              indices_out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnSort (``torch.sort``): ``workspace_size, executor, ret``.
+
+    Checks, in order: a None tensor 161001; ``stable`` a boolean; ``dim`` in
+    ``[-r, r-1]`` (0-d: 0 or -1); ``descending`` a boolean; self in FLOAT,
+    FLOAT16, BF16, DOUBLE, INT8..INT64, UINT8..UINT64, ``values_out`` of self's
+    type, ``indices_out`` INT64; rank <= 8; both outputs shaped like self -- each
+    161002; an empty self succeeds with an executor that does nothing.  Then,
+    beyond CANN: placement in memory, and outputs that address no element twice
+    and do not overlap.  The order is stable whatever ``stable`` says (equal
+    elements keep index order in both directions; NaN is the greatest).
+    """
+    return _phase1("aclnnSortGetWorkspaceSize", plan_sort, self, stable, dim, descending,
+                   values_out, indices_out)
+
+
+@aclnn_call("aclnnSort()")
+def aclnnSort(workspace: int | None, workspace_size: int, executor: Executor,
+              stream: int | None) -> int:
+    """Phase 2 of aclnnSort: enqueue the work on ``stream`` (None or 0: default stream)."""
+    return launch("aclnnSort", workspace, workspace_size, executor, stream)
+
+
+@aclnn_call("aclnnArgsortGetWorkspaceSize()", failure=_no_executor)
+def aclnnArgsortGetWorkspaceSize(self: AclTensor, dim: int, descending: bool,
+                                 out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnArgsort (``torch.argsort(stable=True)``): ``workspace_size,
+    executor, ret``.
+
+    Checks, in order: a None tensor 161001; ``dim`` in ``[-r, r-1]``;
+    ``descending`` a boolean; self's type as for aclnnSort, ``out`` INT64; rank
+    <= 8; ``out`` shaped like self -- each 161002; an empty self succeeds with an
+    executor that does nothing.  Then placement and overlap, beyond CANN.
+    """
+    return _phase1("aclnnArgsortGetWorkspaceSize", plan_argsort, self, dim, descending, out)
+
+
+@aclnn_call("aclnnArgsort()")
+def aclnnArgsort(workspace: int | None, workspace_size: int, executor: Executor,
+                 stream: int | None) -> int:
+    """Phase 2 of aclnnArgsort: enqueue the work on ``stream`` (None or 0: default stream)."""
+    return launch("aclnnArgsort", workspace, workspace_size, executor, stream)
+
+
+@aclnn_call("aclnnKthvalueGetWorkspaceSize()", failure=_no_executor)
+def aclnnKthvalueGetWorkspaceSize(self: AclTensor, k: int, dim: int, keepdim: bool,
+                                  values_out: AclTensor,
+                                  indices_out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnKthvalue (``torch.kthvalue``): ``workspace_size, executor, ret``.
+
+    Checks, in order: a None tensor 161001; ``dim`` in ``[-r, r-1]``; ``1 <= k <=
+    self.size(dim)`` (0-d: k = 1); ``keepdim`` a boolean; self's type as for
+    aclnnSort, ``values_out`` of self's type, ``indices_out`` INT64; rank <= 8;
+    both outputs shaped like self without ``dim`` (or with it of size 1 when
+    ``keepdim``) -- each 161002; an empty self succeeds with an executor that does
+    nothing.  Then placement and overlap, beyond CANN.  The answer is position
+    ``k - 1`` of the stable ascending order and its index.
+    """
+    return _phase1("aclnnKthvalueGetWorkspaceSize", plan_kthvalue, self, k, dim, keepdim,
+                   values_out, indices_out)
+
+
+@aclnn_call("aclnnKthvalue()")
+def aclnnKthvalue(workspace: int | None, workspace_size: int, executor: Executor,
+                  stream: int | None) -> int:
+    """Phase 2 of aclnnKthvalue: enqueue the work on ``stream`` (None or 0: default stream)."""
+    return launch("aclnnKthvalue", workspace, workspace_size, executor, stream)
+
+
+@aclnn_call("aclnnMedianGetWorkspaceSize()", failure=_no_executor)
+def aclnnMedianGetWorkspaceSize(self: AclTensor,
+                                values_out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnMedian (``torch.median()``, all elements): ``workspace_size,
+    executor, ret``.
+
+    Checks, in order: a None tensor 161001; self's type as for aclnnSort,
+    ``values_out`` of self's type; rank <= 8; a non-empty self; ``values_out`` 0-d
+    or of shape (1,) -- each 161002.  Then placement and overlap, beyond CANN.
+    The answer is the lower median: position ``(numel - 1) // 2`` of the stable
+    ascending order of the flattened self.
+    """
+    return _phase1("aclnnMedianGetWorkspaceSize", plan_median, self, values_out)
+
+
+@aclnn_call("aclnnMedian()")
+def aclnnMedian(workspace: int | None, workspace_size: int, executor: Executor,
+                stream: int | None) -> int:
+    """Phase 2 of aclnnMedian: enqueue the work on ``stream`` (None or 0: default stream)."""
+    return launch("aclnnMedian", workspace, workspace_size, executor, stream)
+
+
+@aclnn_call("aclnnMedianDimGetWorkspaceSize()", failure=_no_executor)
+def aclnnMedianDimGetWorkspaceSize(self: AclTensor, dim: int, keepdim: bool,
+                                   values_out: AclTensor,
+                                   indices_out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnMedianDim (``torch.median(dim)``): ``workspace_size, executor, ret``.
+
+    Checks as aclnnKthvalue's without ``k``, and ``self.size(dim) >= 1`` (an empty
+    ``dim`` has no median) before the output shapes.  The answer is
+    ``kthvalue(self, (n - 1) // 2 + 1, dim)``: the lower median and its index.
+    """
+    return _phase1("aclnnMedianDimGetWorkspaceSize", plan_median_dim, self, dim, keepdim,
+                   values_out, indices_out)
+
+
+@aclnn_call("aclnnMedianDim()")
+def aclnnMedianDim(workspace: int | None, workspace_size: int, executor: Executor,
+                   stream: int | None) -> int:
+    """Phase 2 of aclnnMedianDim: enqueue the work on ``stream`` (None or 0: default stream)."""
+    return launch("aclnnMedianDim", workspace, workspace_size, executor, stream)

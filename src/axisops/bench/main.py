@@ -69,11 +69,15 @@ def _same(got: Any, want: Any) -> bool:
                                                            want.view(np.uint8)))
 
 
-def _exact_select(case: Case, x: np.ndarray) -> bool:
+def _exact_select(case: Case, x: np.ndarray, backend: str | None) -> bool:
     """A selection case against the oracles of axisops.reference, bit for bit."""
     from axisops import reference
 
-    got = axisops_runner(case).call((x, None))
+    got = axisops_runner(case, backend).call((x, None))
+    if case.op in ("sort", "partition"):
+        got = (got, None)
+    elif case.op in ("argsort", "argpartition"):
+        got = (None, got)
     k = select_k(case, x.shape[case.axis])
     want = {"sort": lambda: (reference.sort(x, case.axis)[0], None),
             "argsort": lambda: (None, reference.argsort(x, case.axis)),
@@ -89,7 +93,7 @@ def _exact(case: Case, backend: str | None) -> bool:
     """axisops' answer on the first input copy against the NumPy oracle, bit for bit."""
     x = make_input(case, 0)
     if case.op in SELECT_OPS:
-        return _exact_select(case, x)
+        return _exact_select(case, x, backend)
     if case.op == "gather":
         index = make_index(case, 0)
         got = ax_gather(x, case.axis, index, backend=backend)

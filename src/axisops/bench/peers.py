@@ -48,20 +48,20 @@ def select_k(case: Case, n: int) -> int:
     return (n - 1) // 2 + 1 if case.op == "median" else case.k
 
 
-def _axisops_select(case: Case) -> Callable[[Any], Any]:
-    """The selection family through the compiled core's engine functions
-    (``axisops.engines.cpu``), which the public functions will call."""
-    from axisops.engines import cpu
+def _axisops_select(case: Case, backend: str | None = None) -> Callable[[Any], Any]:
+    """The selection family through the public functions (``backend``: the engine, or
+    the default)."""
+    import axisops
 
     def call(a: Any) -> Any:
         x = a[0]
         if case.op in ("sort", "argsort"):
-            values = case.op == "sort"
-            return cpu.sort(x, case.axis, False, values, not values)
-        if case.op in ("kthvalue", "median"):
-            return cpu.kthvalue(x, case.axis, select_k(case, x.shape[case.axis]))
-        values = case.op == "partition"
-        return cpu.partition(x, case.axis, case.k, values, not values)
+            return getattr(axisops, case.op)(x, case.axis, backend=backend)
+        if case.op == "kthvalue":
+            return axisops.kthvalue(x, case.k, case.axis, backend=backend)
+        if case.op == "median":
+            return axisops.median(x, case.axis, backend=backend)
+        return getattr(axisops, case.op)(x, case.k, case.axis, backend=backend)
 
     return call
 
@@ -69,7 +69,7 @@ def _axisops_select(case: Case) -> Callable[[Any], Any]:
 def axisops_runner(case: Case, backend: str | None = None) -> Runner:
     """axisops itself (the default backend unless one is named)."""
     if case.op in SELECT_OPS:
-        return Runner("axisops", _numpy_inputs, _axisops_select(case))
+        return Runner("axisops", _numpy_inputs, _axisops_select(case, backend))
     if case.op == "gather":
         return Runner("axisops", _numpy_inputs,
                       lambda a: ax_gather(a[0], case.axis, a[1], backend=backend))

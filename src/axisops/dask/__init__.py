@@ -1,4 +1,4 @@
-"""Dask task graphs for axisops: exact top-k and gather on chunked arrays.
+"""Dask task graphs for axisops: exact top-k, gather and selection on chunked arrays.
 
 The ``"dask"`` engine (:mod:`axisops.engines.dask`) builds its lazy results
 here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
@@ -8,7 +8,10 @@ here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
   merged by a tree of ``split_every`` blocks at a time, in block order;
 - :mod:`axisops.dask.gather`: index blocks routed to the data blocks they need
   along ``dim``, partial gathers combined by a tree;
-- :mod:`axisops.dask.tree`: the tree reduction both of them use.
+- :mod:`axisops.dask.select`: kthvalue and median along a chunked axis by an
+  exact radix select over order keys (per-chunk histograms, summed by a tree);
+  sort and partition block by block along an axis in one chunk;
+- :mod:`axisops.dask.tree`: the tree reduction they use.
 
 The exact merge of partial top-k results is :mod:`axisops.merge`, shared with
 the streaming engine and :class:`axisops.StreamingTopK`; tasks run pieces of

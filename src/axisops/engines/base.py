@@ -1,7 +1,9 @@
-"""What an engine is: the computation of both operations on one array type.
+"""What an engine is: the computation of the operations on one array type.
 
 An engine computes ``topk(x, spec)`` and ``gather(x, index, spec)`` on what it
-is given (NumPy arrays for ``"cpu"`` and ``"numpy"``, dask arrays for
+is given, and may compute the selection family (``sort``, ``kthvalue``,
+``partition``: an engine that does not says so through :meth:`Engine.supports`,
+and the registry picks one that does) (NumPy arrays for ``"cpu"`` and ``"numpy"``, dask arrays for
 ``"dask"``...), for a validated spec (see :mod:`axisops.validation`): it never
 validates arguments, never converts a user's array (that is an adapter's work,
 :mod:`axisops.adapters`), never asks the registry for another engine and never
@@ -26,7 +28,7 @@ import numpy as np
 
 from ..dtypes import native
 from ..tracing import constant_while_tracing
-from ..validation import GatherSpec, TopKSpec
+from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 
 __all__ = ["PIECE_INDEX", "Engine"]
 
@@ -35,6 +37,12 @@ PIECE_INDEX = np.dtype(np.int64)
 
 
 _MISSING: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+#: The method that computes each spec of the selection family (an engine may lack them).
+_FAMILY_METHOD = {SortSpec: "sort", KthSpec: "kthvalue", PartitionSpec: "partition"}
+
+#: Every spec an engine may be asked about.
+Spec = TopKSpec | GatherSpec | SortSpec | KthSpec | PartitionSpec
 
 
 @constant_while_tracing
@@ -75,7 +83,7 @@ class Engine(ABC):
         """The required modules that are not installed (nothing is imported)."""
         return _missing(tuple(self.requires))
 
-    def supports(self, x: Any, spec: TopKSpec | GatherSpec | None = None) -> bool:
+    def supports(self, x: Any, spec: Spec | None = None) -> bool:
         """Finer than ``array_type``: may this engine take ``x`` (an array of its type,
         as the adapter hands it over: its device, say), and this request (``spec``;
         None: any request)?
@@ -83,11 +91,25 @@ class Engine(ABC):
         The registry asks before it picks: a named engine that cannot take ``x``
         is refused, and one that cannot take the request gives way to the default
         engine of its type that can (Triton's kernels leave 64-bit types to the
-        ``"torch"`` engine, say).  No engine hands a request to another.
+        ``"torch"`` engine, say).  No engine hands a request to another.  This
+        default takes every request whose operation the engine computes
+        (:meth:`computes`); an override should keep that test.
         """
-        return True
+        return spec is None or self.computes(spec)
 
-    def default_for(self, x: Any, spec: TopKSpec | GatherSpec | None = None) -> bool:
+    def computes(self, spec: Spec) -> bool:
+        """Whether this engine computes ``spec``'s operation at all: top-k and gather
+        always; ``sort``, ``kthvalue`` and ``partition`` where its class defines them.
+
+        >>> from axisops.engines import get
+        >>> from axisops.validation import ArrayMeta, sort_spec
+        >>> get("numpy").computes(sort_spec(ArrayMeta((3,), np.dtype(int)), 0, False))
+        True
+        """
+        method = _FAMILY_METHOD.get(type(spec))
+        return method is None or getattr(type(self), method) is not getattr(Engine, method)
+
+    def default_for(self, x: Any, spec: Spec | None = None) -> bool:
         """May the registry pick this engine for ``x`` and ``spec`` unasked (no ``backend=``)?"""
         return self.supports(x, spec)
 
@@ -98,6 +120,33 @@ class Engine(ABC):
     @abstractmethod
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         """The gathered array for a validated spec (index values not yet checked)."""
+
+    def sort(self, x: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        """``(values, indices)`` of the stable sort along ``spec.axis`` (``None`` for the one
+        not asked for): ``x``'s shape, values of ``spec.out_dtype``, int64 indices.
+
+        Equal keys keep index order in both directions; NaN is above +inf; -0.0
+        equals +0.0; values keep their bits.  Engines that do not sort leave this
+        method as it is (:meth:`computes` is then False).
+        """
+        raise NotImplementedError(f"engine {self.name!r} does not compute sort")
+
+    def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        """``(values, indices)`` of position ``spec.k - 1`` of the stable ascending sort:
+        arrays of ``spec.out_shape``, values of ``spec.out_dtype``, int64 indices."""
+        raise NotImplementedError(f"engine {self.name!r} does not compute kthvalue")
+
+    def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        """``(values, indices)`` of the deterministic partition at ``spec.kth`` (``None``
+        for the one not asked for): ``x``'s shape, int64 indices.
+
+        Position ``kth`` holds the element of stable rank ``kth``; the elements
+        between two kths (and before the first, after the last) are those of the
+        ranks between, in their original index order.
+        """
+        raise NotImplementedError(f"engine {self.name!r} does not compute partition")
 
     def topk_into(self, x: Any, spec: TopKSpec, values: Any, indices: Any) -> None:
         """:meth:`topk` written into ``values`` and ``indices`` (arrays of the out shape,

@@ -24,12 +24,20 @@ import numpy as np
 from ..config import get_num_threads
 from ..dtypes import is_bfloat16, native
 from ..kernels.cpu_caches import data_cache_bytes
-from ..validation import GatherSpec, TopKSpec, check_index_values, raise_index_error
+from ..validation import (
+    GatherSpec,
+    KthSpec,
+    PartitionSpec,
+    SortSpec,
+    TopKSpec,
+    check_index_values,
+    raise_index_error,
+)
 from .base import Engine
 
 __all__ = ["ENGINE", "PREFETCH_DISTANCE", "SELECT_STRATEGIES", "STRATEGIES", "CpuEngine",
            "gather", "gather_prefetch_distance", "kthvalue", "partition", "select_strategy",
-           "sort", "sort_strategy", "strategy", "topk", "topk_into"]
+           "sort", "sort_strategy", "strategy", "topk", "topk_into", "unpartitioned"]
 
 #: every strategy :func:`topk` takes (see ``csrc/topk/driver.cpp``).
 STRATEGIES = ("insert", "scan", "radix", "columns", "split", "column-split")
@@ -258,6 +266,32 @@ class CpuEngine(Engine):
     def topk_into(self, x: np.ndarray, spec: TopKSpec, values: np.ndarray,
                   indices: np.ndarray) -> None:
         topk_into(x, spec, values, indices)
+
+    def sort(self, x: np.ndarray, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        return sort(x, spec.axis, spec.descending, values, indices)
+
+    def kthvalue(self, x: np.ndarray, spec: KthSpec) -> tuple[np.ndarray, np.ndarray]:
+        values, indices = kthvalue(x, spec.axis, spec.k)
+        return values.reshape(spec.out_shape), indices.reshape(spec.out_shape)
+
+    def partition(self, x: np.ndarray, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        if not spec.kth:
+            return unpartitioned(x, spec, values, indices)
+        return partition(x, spec.axis, spec.kth, values, indices)
+
+
+def unpartitioned(x: np.ndarray, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """A partition at no position: every element in one group, in index order (``x`` and
+    ``arange(n)`` along the axis), as NumPy gives for an empty ``kth``."""
+    v = np.array(x, dtype=spec.out_dtype, order="C") if values else None
+    where = [1] * len(spec.shape)
+    where[spec.axis] = spec.n
+    i = (np.broadcast_to(np.arange(spec.n, dtype=np.int64).reshape(where), spec.shape).copy()
+         if indices else None)
+    return v, i
 
 
 ENGINE = CpuEngine()

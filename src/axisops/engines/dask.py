@@ -1,10 +1,14 @@
-"""The ``"dask"`` engine: lazy, exact top-k and gather on ``dask.array`` arrays.
+"""The ``"dask"`` engine: lazy, exact top-k, gather and the selection family on dask arrays.
 
 Dask in, Dask out: results are lazy dask arrays for any chunking, chunks
 along the selected axis included, and compute to exactly the NumPy result.
 The graphs are built by :mod:`axisops.dask`; each task runs its blocks on the
 NumPy engine it is given by name (default: each worker's default, looked up
 in :mod:`axisops.engines`).  dask is imported when a graph is first built.
+
+kthvalue and median work along a chunked axis too (an exact radix select over
+the order keys, :mod:`axisops.dask.select`); sort, argsort, partition and
+argpartition need the axis in one chunk, and say how to ``rechunk`` otherwise.
 
 The merge fan-in is dask's ``split_every`` setting (default 4)::
 
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..validation import GatherSpec, TopKSpec
+from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 from .base import Engine
 
 __all__ = ["ENGINE", "DaskEngine"]
@@ -39,6 +43,23 @@ class DaskEngine(Engine):
         from ..dask.gather import gather
 
         return gather(x, index, spec)
+
+    def sort(self, x: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        from ..dask.select import sort
+
+        return sort(x, spec, values, indices)
+
+    def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        from ..dask.select import kthvalue
+
+        return kthvalue(x, spec)
+
+    def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        from ..dask.select import partition
+
+        return partition(x, spec, values, indices)
 
 
 ENGINE = DaskEngine()

@@ -3,7 +3,8 @@
 The contract in ``lax`` operations, on any device (:mod:`axisops.kernels.jax.ops`);
 a top-k compiled for the CPU runs the host's CPU engine on XLA's buffers through
 a buffer callback, with a ``custom_jvp`` (the choice is made when the program is
-lowered, by ``lax.platform_dependent``).  Tracers run the operations as they
+lowered, by ``lax.platform_dependent``); so do sort, kthvalue (median) and
+partition (:mod:`axisops.kernels.jax.select`).  Tracers run the operations as they
 are; concrete arrays run them jitted, once per request shape.  Concrete gather
 index values are checked here, with the library's error (``lax`` cannot raise);
 traced ones cannot be.  jax is imported when the operations first run.
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import GatherSpec, TopKSpec, check_index_values
+from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec, check_index_values
 from .base import Engine
 
 __all__ = ["ENGINE", "JaxEngine"]
@@ -37,6 +38,25 @@ def _jit(op: str) -> Any:
 
     fn = getattr(ops, op)
     return jax.jit(fn, static_argnums=fn.__code__.co_argcount - 1)
+
+
+@cache
+def _jit_select(op: str) -> Any:
+    """``select.<op>`` jitted, its spec and flags (every argument after ``x``) static."""
+    import jax
+
+    from ..kernels.jax import select
+
+    fn = getattr(select, op)
+    return jax.jit(fn, static_argnums=tuple(range(1, fn.__code__.co_argcount)))
+
+
+def _select(op: str, x: Any, *args: Any) -> Any:
+    if _is_tracer(x):
+        from ..kernels.jax import select
+
+        return getattr(select, op)(x, *args)
+    return _jit_select(op)(x, *args)
 
 
 class JaxEngine(Engine):
@@ -62,6 +82,17 @@ class JaxEngine(Engine):
 
             return ops.gather(x, index, spec)
         return _jit("gather")(x, index, spec)
+
+    def sort(self, x: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        return _select("sort", x, spec, values, indices)
+
+    def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        return _select("kthvalue", x, spec)
+
+    def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        return _select("partition", x, spec, values, indices)
 
 
 ENGINE = JaxEngine()

@@ -1,21 +1,40 @@
 """The ``"numpy"`` engine: the reference implementations (:mod:`axisops.reference`).
 
-A full stable sort per top-k and ``take_along_axis`` per gather: slow and
-obviously right, the oracle every other engine is tested against.  Values keep
-their bits (NaN payloads, the sign of zero); gather checks every index value
-first (:func:`~axisops.validation.check_index_values`).
+A full stable sort per top-k, sort, kthvalue and partition, and
+``take_along_axis`` per gather: slow and obviously right, the oracle every other
+engine is tested against.  Values keep their bits (NaN payloads, the sign of
+zero); gather checks every index value first
+(:func:`~axisops.validation.check_index_values`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..reference import argpartition as reference_argpartition
+from ..reference import argsort as reference_argsort
 from ..reference import gather as reference_gather
+from ..reference import kthvalue as reference_kthvalue
 from ..reference import topk as reference_topk
-from ..validation import GatherSpec, TopKSpec, check_index_values
+from ..validation import (
+    GatherSpec,
+    KthSpec,
+    PartitionSpec,
+    SortSpec,
+    TopKSpec,
+    check_index_values,
+)
 from .base import Engine
 
 __all__ = ["ENGINE", "NumpyEngine"]
+
+
+def _taken(x: np.ndarray, order: np.ndarray, axis: int, dtype: np.dtype,
+           wanted: bool) -> np.ndarray | None:
+    """``x`` taken at ``order`` along ``axis``, C-contiguous of ``dtype`` (if ``wanted``)."""
+    if not wanted:
+        return None
+    return np.ascontiguousarray(np.take_along_axis(x, order, axis), dtype=dtype)
 
 
 class NumpyEngine(Engine):
@@ -34,6 +53,21 @@ class NumpyEngine(Engine):
         check_index_values(index, spec)
         out = reference_gather.gather(x, spec.dim, index)
         return np.ascontiguousarray(out, dtype=spec.out_dtype)
+
+    def sort(self, x: np.ndarray, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        order = reference_argsort(x, spec.axis, spec.descending)
+        return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
+
+    def kthvalue(self, x: np.ndarray, spec: KthSpec) -> tuple[np.ndarray, np.ndarray]:
+        values, indices = reference_kthvalue(x, spec.k, spec.axis)
+        return (np.ascontiguousarray(values, dtype=spec.out_dtype).reshape(spec.out_shape),
+                np.ascontiguousarray(indices, dtype=np.int64).reshape(spec.out_shape))
+
+    def partition(self, x: np.ndarray, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        order = reference_argpartition(x, list(spec.kth), spec.axis)
+        return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
 
 
 ENGINE = NumpyEngine()

@@ -5,15 +5,17 @@ tensors take the ``"cpu"`` engine, as NumPy views; CUDA tensors ``"triton"``
 where it is installed), the engine the registry gives way to for requests the
 ``"triton"`` engine does not take (64-bit element types, say), and the reference
 the Triton kernels are held to.  ``backend="torch"`` runs it on CPU tensors too.
-The operations are in :mod:`axisops.kernels.torch.ops`; torch is imported when
-they first run.
+It is also the selection family's engine for tensors off the CPU (sort, argsort,
+kthvalue, median, partition: the ``"triton"`` engine has no kernels for them).
+The operations are in :mod:`axisops.kernels.torch.ops` and
+:mod:`axisops.kernels.torch.select`; torch is imported when they first run.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..validation import GatherSpec, TopKSpec
+from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 from .base import Engine
 
 __all__ = ["ENGINE", "TorchEngine"]
@@ -36,6 +38,23 @@ class TorchEngine(Engine):
         from ..kernels.torch import ops
 
         return ops.gather(x, index, spec)
+
+    def sort(self, x: Any, spec: SortSpec, values: bool = True,
+             indices: bool = True) -> tuple[Any, Any]:
+        from ..kernels.torch import select
+
+        return select.sort(x, spec, values, indices)
+
+    def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        from ..kernels.torch import select
+
+        return select.kthvalue(x, spec)
+
+    def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
+                  indices: bool = True) -> tuple[Any, Any]:
+        from ..kernels.torch import select
+
+        return select.partition(x, spec, values, indices)
 
 
 ENGINE = TorchEngine()

@@ -7,7 +7,9 @@ gather runs the fused check-and-gather kernel of
 element types or sequences of 2**31 elements or more for top-k; complex128, or
 layouts of more than four dimensions after coalescing, for gather) is not asked
 of them: :meth:`TritonEngine.supports` says so, and the registry gives such
-requests to the ``"torch"`` engine instead.
+requests to the ``"torch"`` engine instead.  The selection family (sort,
+kthvalue, partition) has no Triton kernels: this engine takes none of those
+requests, and the registry gives them to ``"torch"``.
 
 CPU tensors: never the default (they take the ``"cpu"`` engine, as NumPy
 views).  With ``TRITON_INTERPRET=1`` set before Triton is first used,
@@ -24,7 +26,7 @@ from typing import Any
 
 from ..kernels.triton.layout import fits
 from ..validation import GatherSpec, TopKSpec
-from .base import Engine
+from .base import Engine, Spec
 
 __all__ = ["ENGINE", "TritonEngine", "interpreter_on"]
 
@@ -62,7 +64,7 @@ class TritonEngine(Engine):
     extra = "triton"
     description = "Triton kernels for CUDA tensors (packed-key top-k, fused gather)"
 
-    def supports(self, x: Any, spec: TopKSpec | GatherSpec | None = None) -> bool:
+    def supports(self, x: Any, spec: Spec | None = None) -> bool:
         device = x.device.type
         if not (device == "cuda" or (device == "cpu" and interpreter_on())):
             return False
@@ -70,9 +72,9 @@ class TritonEngine(Engine):
             return spec.dtype.itemsize <= _TOPK_MAX_ITEMSIZE and spec.n <= _TOPK_MAX_N
         if isinstance(spec, GatherSpec):
             return spec.dtype.itemsize < 16 and fits(spec, tuple(x.stride()))
-        return True
+        return spec is None  # the selection family: no kernels here
 
-    def default_for(self, x: Any, spec: TopKSpec | GatherSpec | None = None) -> bool:
+    def default_for(self, x: Any, spec: Spec | None = None) -> bool:
         return x.device.type == "cuda" and self.supports(x, spec)
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:

@@ -1,4 +1,5 @@
-"""Drop-ins for ``torch.topk``, ``torch.gather`` and ``torch.take_along_dim``.
+"""Drop-ins for ``torch.topk``, ``torch.gather``, ``torch.take_along_dim`` and the sorting
+family: ``torch.sort``, ``argsort``, ``msort``, ``kthvalue`` and ``median``.
 
 Code written against torch can swap the import and keep its calls::
 
@@ -8,16 +9,19 @@ Code written against torch can swap the import and keep its calls::
 
 Each takes every argument torch's function takes (``out=`` with torch's
 resize and dtype rules, ``sparse_grad=``) and returns what torch's returns
-(``torch.return_types.topk``, or ``topk_out`` with ``out=``).  They are the
+(``torch.return_types.topk``, or ``topk_out`` with ``out=``; ``sort``,
+``kthvalue`` and ``median`` likewise).  They are the
 public functions with torch's signatures (``gather(sparse_grad=True)`` calls the
 ``axisops::gather`` operator itself, see :mod:`axisops.torch.library`), so
 autograd, ``torch.func`` and ``torch.compile`` work as with
 :func:`axisops.topk`.  What changes is the answer: ties go to the lower index,
 NaN is greater than +inf, -0.0 equals +0.0 and integers compare exactly, the
 same on every device; ``gather`` also takes negative indices and checks every
-index.  Importing this module imports torch (``import axisops`` does not) and
-registers the operators, so ``torch.ops.axisops.topk`` and the others can be
-called directly from then on.
+index; ``sort`` is always stable (in both directions), and ``kthvalue`` and
+``median`` pick the element the stable sort puts at that position.  Importing
+this module imports torch (``import axisops`` does not) and registers the
+operators, so ``torch.ops.axisops.topk`` and the others can be called directly
+from then on.
 
 >>> import torch
 >>> from axisops import torch as ax
@@ -35,7 +39,10 @@ from typing import Any
 import torch
 
 from .. import adapters, registry
+from ..api import argsort as _argsort
 from ..api import gather as _gather
+from ..api import kthvalue as _kthvalue
+from ..api import median as _median
 from ..api import take_along_axis as _take_along_axis
 from ..api import topk as _topk
 from ..errors import boundary
@@ -46,10 +53,11 @@ from ..validation import (
     gather_spec,
     need_type,
     refuse_out_with_grad,
+    sort_spec,
 )
 from . import library as _library
 
-__all__ = ["gather", "take_along_dim", "topk"]
+__all__ = ["argsort", "gather", "kthvalue", "median", "msort", "sort", "take_along_dim", "topk"]
 
 
 def _need_tensor(name: str, value: object, any_array: str) -> None:
@@ -294,3 +302,316 @@ def take_along_dim(
     if out is None:
         return result
     return _write(result, _check_out("out", out, result, "take_along_dim", input))
+
+
+# ---- the sorting family -----------------------------------------------------------------------
+
+
+def _pair_out(function: str, input: torch.Tensor, out: Any, values: torch.Tensor,
+              indices: torch.Tensor, result_type: Any) -> Any:
+    """``(values, indices)`` written into the ``out`` pair (checked as torch checks it)."""
+    out_values = _check_out("out[0]", out[0], values, function, input)
+    out_indices = _check_out("out[1]", out[1], indices, function, input)
+    _write(values, out_values)
+    _write(indices, out_indices)
+    return result_type((out_values, out_indices))
+
+
+def _check_pair(function: str, input: torch.Tensor, out: Any) -> None:
+    check_out_pair(out, isinstance(out, (tuple, list)) and len(out) == 2)
+    _refuse_autograd(function, input)
+
+
+def _as_1d(input: torch.Tensor) -> torch.Tensor:
+    """A 0-d tensor as one element along dim 0 (torch takes dim 0 or -1 of a 0-d tensor)."""
+    return input.reshape(1) if input.dim() == 0 else input
+
+
+def _sorted_pair(input: torch.Tensor, dim: Any, descending: Any) -> tuple[Any, Any]:
+    """Values and indices of one stable sort (the registry picks once, as the public
+    functions do, and the adapter runs the engine, or the operator for observed calls)."""
+    adapter = adapters.of(input)
+    x = adapter.take(_as_1d(input), "x")
+    spec = sort_spec(adapter.meta(x, "x"), dim, descending)
+    engine = registry.pick(input, None, spec, x)[1]
+    values, indices = adapter.sort(engine, x, spec, True, True)
+    if input.dim() == 0:
+        return values.reshape(()), indices.reshape(())
+    return values, indices
+
+
+@boundary("sort")
+def sort(
+    input: torch.Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    stable: bool = True,
+    *,
+    out: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> Any:
+    """``torch.sort`` with the axisops contract: always stable.
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        Any device, any dtype axisops sorts (bool, integers, float16, bfloat16,
+        float32, float64); a 0-d tensor is one element (``dim`` 0 or -1).
+    dim : int, optional
+        The dimension to sort along (the last by default).
+    descending : bool, optional
+        Greatest first.  Equal elements keep their index order in both directions.
+    stable : bool, optional
+        Accepted for torch's signature; ``False`` is just as stable (the sort is
+        always stable, which ``stable=False`` allows).
+    out : tuple of two torch.Tensor, optional
+        ``(values, indices)`` to write into, with torch's dtype, device and resize
+        rules (as :func:`topk`'s).  Not with autograd.
+
+    Returns
+    -------
+    torch.return_types.sort
+        ``(values, indices)``: ``values`` differentiable (the gradient goes to each
+        element's own position), ``indices`` int64.  With ``out``,
+        ``torch.return_types.sort_out``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``input`` is not a tensor, a bad ``dim``, ``descending`` or ``stable``, or a
+        bad ``out``.
+    UnsupportedDTypeError
+        A dtype sort does not take (complex), or an ``out`` tensor of another dtype.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.sort(torch.tensor([2.0, float("nan"), -0.0, 0.0, 2.0]), descending=True)
+    torch.return_types.sort(
+    values=tensor([nan, 2., 2., -0., 0.]),
+    indices=tensor([1, 0, 4, 2, 3]))
+    """
+    _need_tensor("input", input, "axisops.sort")
+    as_bool("stable", stable)
+    if out is not None:
+        _check_pair("sort", input, out)
+    values, indices = _sorted_pair(input, dim, descending)
+    if out is None:
+        return torch.return_types.sort((values, indices))
+    return _pair_out("sort", input, out, values, indices, torch.return_types.sort_out)
+
+
+@boundary("argsort")
+def argsort(
+    input: torch.Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    stable: bool = True,
+) -> torch.Tensor:
+    """``torch.argsort`` with the axisops contract: the indices of the stable sort.
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        As for :func:`sort`.
+    dim : int, optional
+        The dimension to sort along (the last by default).
+    descending : bool, optional
+        Greatest first; equal elements still in increasing index order.
+    stable : bool, optional
+        Accepted for torch's signature; ``False`` is just as stable.
+
+    Returns
+    -------
+    torch.Tensor
+        int64 indices of ``input``'s shape.
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`sort`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.argsort(torch.tensor([5, 7, 5, 7]), descending=True)
+    tensor([1, 3, 0, 2])
+    """
+    _need_tensor("input", input, "axisops.argsort")
+    as_bool("stable", stable)
+    indices = _argsort(_as_1d(input), dim, descending=descending)
+    return indices.reshape(()) if input.dim() == 0 else indices
+
+
+@boundary("msort")
+def msort(input: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """``torch.msort`` with the axisops contract: the values of the stable sort along dim 0.
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        As for :func:`sort`.
+    out : torch.Tensor, optional
+        A tensor of ``input``'s dtype and device to write into (resized as torch
+        resizes it).  Not with autograd.
+
+    Returns
+    -------
+    torch.Tensor
+        ``sort(input, dim=0).values``.  With ``out``, ``out``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.msort(torch.tensor([[3, 1], [2, 4]]))
+    tensor([[2, 1],
+            [3, 4]])
+    """
+    _need_tensor("input", input, "axisops.sort")
+    if out is not None:
+        _refuse_autograd("msort", input)
+    values = _sorted_pair(input, 0, False)[0]
+    if out is None:
+        return values
+    return _write(values, _check_out("out", out, values, "msort", input))
+
+
+@boundary("kthvalue")
+def kthvalue(
+    input: torch.Tensor,
+    k: int,
+    dim: int = -1,
+    keepdim: bool = False,
+    *,
+    out: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> Any:
+    """``torch.kthvalue`` with the axisops contract.
+
+    The ``k``-th smallest element (1-based) of every sequence along ``dim`` and its
+    index, as the stable sort orders them: among equal elements the one of lower
+    index comes first, NaN is greater than +inf, -0.0 equals +0.0.
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        As for :func:`sort`.
+    k : int
+        ``1 <= k <= input.shape[dim]`` (a ``torch.SymInt`` under ``torch.compile``
+        stays symbolic).
+    dim : int, optional
+        The dimension to select along (the last by default).
+    keepdim : bool, optional
+        Keep ``dim`` in the results, with size 1.
+    out : tuple of two torch.Tensor, optional
+        ``(values, indices)`` to write into, as for :func:`sort`.
+
+    Returns
+    -------
+    torch.return_types.kthvalue
+        ``(values, indices)``; ``values`` differentiable (the gradient goes to the
+        chosen element), ``indices`` int64.  With ``out``,
+        ``torch.return_types.kthvalue_out``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``input`` is not a tensor, a bad ``k``, ``dim`` or ``keepdim``, or a bad
+        ``out``.
+    UnsupportedDTypeError
+        As for :func:`sort`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.kthvalue(torch.tensor([4, 1, 4, 1, 3]), 4)
+    torch.return_types.kthvalue(
+    values=tensor(4),
+    indices=tensor(0))
+    """
+    _need_tensor("input", input, "axisops.kthvalue")
+    if out is not None:
+        _check_pair("kthvalue", input, out)
+    values, indices = _kthvalue(_as_1d(input), k, dim, keepdims=keepdim)
+    if input.dim() == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    if out is None:
+        return torch.return_types.kthvalue((values, indices))
+    return _pair_out("kthvalue", input, out, values, indices, torch.return_types.kthvalue_out)
+
+
+@boundary("median")
+def median(
+    input: torch.Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    out: Any = None,
+) -> Any:
+    """``torch.median`` with the axisops contract: the lower median, an element of ``input``.
+
+    ``median(input)`` is the lower median of all elements (a 0-d tensor, value only);
+    ``median(input, dim)`` that of every sequence along ``dim`` and its index:
+    ``kthvalue(input, (n - 1) // 2 + 1, dim)``, so among equal elements the one of
+    lower index.  NaN is greater than +inf here as everywhere in axisops, so a NaN
+    is the median only when it sits in the middle of the stable order (more than
+    half of the sequence, counting the middle, is NaN); ``torch.median`` returns
+    NaN as soon as one element is NaN (``torch.nanmedian`` skips them).
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        As for :func:`sort`, with at least one element (along ``dim``).
+    dim : int, optional
+        The dimension to reduce; without it, every element.
+    keepdim : bool, optional
+        Keep ``dim`` in the results, with size 1 (without ``dim``: every dimension,
+        with size 1).
+    out : torch.Tensor or tuple of two torch.Tensor, optional
+        With ``dim``, ``(values, indices)`` as for :func:`kthvalue`; without, one
+        tensor for the value.  Not with autograd.
+
+    Returns
+    -------
+    torch.Tensor or torch.return_types.median
+        Without ``dim``, the median (differentiable: its gradient goes to that
+        element).  With ``dim``, ``(values, indices)``; with ``out``,
+        ``torch.return_types.median_out``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``input`` is not a tensor or has no element (along ``dim``), a bad ``dim``
+        or ``keepdim``, or a bad ``out``.
+    UnsupportedDTypeError
+        As for :func:`sort`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> ax.median(torch.tensor([[4.0, 1.0], [3.0, 2.0]]))
+    tensor(2.)
+    >>> ax.median(torch.tensor([[4.0, 1.0, 1.0], [3.0, 2.0, 9.0]]), dim=1).indices
+    tensor([2, 0])
+    """
+    _need_tensor("input", input, "axisops.median")
+    if dim is None:
+        if out is not None:
+            _refuse_autograd("median", input)
+        value = _median(input.reshape(-1), 0).values
+        if as_bool("keepdim", keepdim):
+            value = value.reshape((1,) * input.dim())
+        if out is None:
+            return value
+        return _write(value, _check_out("out", out, value, "median", input))
+    if out is not None:
+        _check_pair("median", input, out)
+    values, indices = _median(_as_1d(input), dim, keepdims=keepdim)
+    if input.dim() == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    if out is None:
+        return torch.return_types.median((values, indices))
+    return _pair_out("median", input, out, values, indices, torch.return_types.median_out)

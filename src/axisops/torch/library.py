@@ -1,4 +1,6 @@
-"""axisops as torch operators: ``axisops::topk``, ``axisops::gather``, ``axisops::take_along_axis``.
+"""axisops as torch operators: ``axisops::topk``, ``axisops::gather``, ``axisops::take_along_axis``
+and the selection family's ``axisops::sort``, ``argsort``, ``kthvalue``, ``partition``,
+``argpartition``.
 
 Defined with :mod:`torch.library` the first time this module is imported (by
 ``import axisops.torch``, or by the torch adapter on the first call torch could
@@ -10,6 +12,17 @@ observe)::
                     bool sparse_grad=False) -> Tensor
     axisops::take_along_axis(Tensor x, int axis, Tensor indices, str? backend=None, *,
                              bool sparse_grad=False) -> Tensor
+    axisops::sort(Tensor x, int dim, bool descending, str? backend=None)
+        -> (Tensor values, Tensor indices)
+    axisops::argsort(Tensor x, int dim, bool descending, str? backend=None) -> Tensor
+    axisops::kthvalue(Tensor x, SymInt k, int dim, bool keepdim, str? backend=None)
+        -> (Tensor values, Tensor indices)
+    axisops::partition(Tensor x, int[] kth, int dim, str? backend=None)
+        -> (Tensor values, Tensor indices)
+    axisops::argpartition(Tensor x, int[] kth, int dim, str? backend=None) -> Tensor
+
+(``kthvalue`` serves median too: ``k = (n - 1) // 2 + 1``, a ``SymInt`` under
+dynamic shapes; the ``arg`` forms compute no values.)
 
 - **eager** calls run the engine ``backend`` names, found in the engine table
   (:func:`axisops.engines.get`): the public functions pass the engine the
@@ -22,17 +35,18 @@ observe)::
 - ``torch.compile`` sees opaque operators with **fake** implementations: it
   captures them without a graph break, with static or dynamic shapes, and
   never traces into the kernels or their thread pool;
-- **autograd**: the gradient of the top-k values scatters into the selected
-  positions (the tie rule already decided which of equal elements was
-  selected); the gradient of a gather scatter-adds over repeated indices
-  (``sparse_grad=True``: a sparse COO gradient, as ``torch.gather`` gives).
-  Forward mode takes the tangent at the same indices.  A ``setup_context``
-  style ``autograd.Function`` per operator, registered as its autograd
-  kernel, serves autograd, forward-mode AD (``torch.autograd.forward_ad``)
-  and ``torch.compile``; its formulas are differentiable torch operations,
-  so double backward and forward-over-reverse work.  Indices are int64 and
-  never differentiable.  Under ``torch.no_grad()``, or for inputs that do not
-  require grad, nothing is recorded.
+- **autograd**: the gradient of the top-k values (and of sort, kthvalue and
+  partition values) scatters into the selected positions (the tie rule already
+  decided which of equal elements was selected); the gradient of a gather
+  scatter-adds over repeated indices (``sparse_grad=True``: a sparse COO
+  gradient, as ``torch.gather`` gives). Forward mode takes the tangent at the
+  same indices.  A ``setup_context`` style ``autograd.Function`` per operator,
+  registered as its autograd kernel, serves autograd, forward-mode AD
+  (``torch.autograd.forward_ad``) and ``torch.compile``; its formulas are
+  differentiable torch operations, so double backward and forward-over-reverse
+  work.  Indices are int64 and never differentiable.  Under
+  ``torch.no_grad()``, or for inputs that do not require grad, nothing is
+  recorded.
 - **torch.func** (grad, jacrev, jacfwd, vjp, jvp, vmap, functional_call and
   their nestings): a transform takes the call before the autograd kernel
   runs, and a Python ``autograd.Function`` cannot be handed back to it from
@@ -82,9 +96,22 @@ from .. import adapters, engines, registry
 from ..engines.base import Engine
 from ..errors import boundary
 from ..kernels.torch.ops import index_as_int64
-from ..validation import ArrayMeta, GatherSpec, TopKSpec, gather_spec, topk_spec
+from ..validation import (
+    ArrayMeta,
+    GatherSpec,
+    KthSpec,
+    PartitionSpec,
+    SortSpec,
+    TopKSpec,
+    gather_spec,
+    kthvalue_spec,
+    median_spec,
+    partition_spec,
+    sort_spec,
+    topk_spec,
+)
 
-__all__ = ["gather", "topk"]
+__all__ = ["gather", "kthvalue", "partition", "sort", "topk"]
 
 _INT64 = np.dtype(np.int64)
 _LIB = torch.library.Library("axisops", "DEF")
@@ -128,7 +155,7 @@ def _meta(t: Tensor, name: str) -> ArrayMeta:
     return adapters.of(t).meta(t, name)
 
 
-def _engine(x: Tensor, backend: str | None, spec: TopKSpec | GatherSpec) -> Engine:
+def _engine(x: Tensor, backend: str | None, spec: Any) -> Engine:
     """The engine the operator's kernel runs on ``x``: the one ``backend`` names, found
     in the engine table (the public functions pass the engine the registry picked);
     without a name, or with one that cannot run ``x``, the operator was called as a
@@ -373,6 +400,251 @@ _GATHER = {
 }
 
 
+
+# ---- the selection family: sort, argsort, kthvalue (and median), partition, argpartition ------
+
+_LIB.define("sort(Tensor x, int dim, bool descending, str? backend=None) -> (Tensor, Tensor)")
+_LIB.define("argsort(Tensor x, int dim, bool descending, str? backend=None) -> Tensor")
+_LIB.define("kthvalue(Tensor x, SymInt k, int dim, bool keepdim, str? backend=None) "
+            "-> (Tensor, Tensor)")
+_LIB.define("partition(Tensor x, int[] kth, int dim, str? backend=None) -> (Tensor, Tensor)")
+_LIB.define("argpartition(Tensor x, int[] kth, int dim, str? backend=None) -> Tensor")
+
+
+def _sort_spec(x: Tensor, dim: int, descending: bool) -> SortSpec:
+    return sort_spec(_meta(x, "x"), dim, descending)
+
+
+def _kth_spec(x: Tensor, k: Any, dim: int, keepdim: bool) -> KthSpec:
+    meta = _meta(x, "x")
+    if _is_lower_median(k, meta, dim):
+        return median_spec(meta, dim, keepdim)
+    return kthvalue_spec(meta, k, dim, keepdim)
+
+
+def _is_lower_median(k: Any, meta: ArrayMeta, dim: int) -> bool:
+    """Whether a symbolic ``k`` is the lower median's, ``(n - 1) // 2 + 1``, by its formula.
+
+    Such a ``k`` is in range whenever the axis is not empty, but the symbolic
+    reasoning of ``torch.export`` cannot prove ``(n - 1) // 2 + 1 <= n`` for every
+    ``n``; validated as a median, its only condition is ``n > 0``.  No guard is added.
+    """
+    if not isinstance(k, torch.SymInt) or not -meta.ndim <= dim < meta.ndim:
+        return False
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    n = meta.shape[dim]
+    return bool(statically_known_true(k == (n - 1) // 2 + 1))
+
+
+def _partition_spec(x: Tensor, kth: Any, dim: int) -> PartitionSpec:
+    return partition_spec(_meta(x, "x"), list(kth), dim)
+
+
+def _pair(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
+    # Contiguous, as the fake outputs are (the kernels' outputs already are).
+    return values.contiguous(), indices.contiguous()
+
+
+@boundary("sort")
+def _sort_impl(x, dim, descending, backend=None):
+    spec = _sort_spec(x, dim, descending)
+    return _pair(*adapters.of(x).engine_sort(_engine(x, backend, spec), x, spec, True, True))
+
+
+@boundary("argsort")
+def _argsort_impl(x, dim, descending, backend=None):
+    spec = _sort_spec(x, dim, descending)
+    engine = _engine(x, backend, spec)
+    return adapters.of(x).engine_sort(engine, x, spec, False, True)[1].contiguous()
+
+
+@boundary("kthvalue")
+def _kthvalue_impl(x, k, dim, keepdim, backend=None):
+    spec = _kth_spec(x, k, dim, keepdim)
+    return _pair(*adapters.of(x).engine_kthvalue(_engine(x, backend, spec), x, spec))
+
+
+@boundary("partition")
+def _partition_impl(x, kth, dim, backend=None):
+    spec = _partition_spec(x, kth, dim)
+    engine = _engine(x, backend, spec)
+    return _pair(*adapters.of(x).engine_partition(engine, x, spec, True, True))
+
+
+@boundary("argpartition")
+def _argpartition_impl(x, kth, dim, backend=None):
+    spec = _partition_spec(x, kth, dim)
+    engine = _engine(x, backend, spec)
+    return adapters.of(x).engine_partition(engine, x, spec, False, True)[1].contiguous()
+
+
+def _same_shape_fake(x: Tensor) -> tuple[Tensor, Tensor]:
+    return x.new_empty(x.shape), x.new_empty(x.shape, dtype=torch.int64)
+
+
+@boundary("sort")
+def _sort_fake(x, dim, descending, backend=None):
+    _sort_spec(x, dim, descending)
+    return _same_shape_fake(x)
+
+
+@boundary("argsort")
+def _argsort_fake(x, dim, descending, backend=None):
+    _sort_spec(x, dim, descending)
+    return x.new_empty(x.shape, dtype=torch.int64)
+
+
+@boundary("kthvalue")
+def _kthvalue_fake(x, k, dim, keepdim, backend=None):
+    shape = list(_kth_spec(x, k, dim, keepdim).out_shape)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+@boundary("partition")
+def _partition_fake(x, kth, dim, backend=None):
+    _partition_spec(x, kth, dim)
+    return _same_shape_fake(x)
+
+
+@boundary("argpartition")
+def _argpartition_fake(x, kth, dim, backend=None):
+    _partition_spec(x, kth, dim)
+    return x.new_empty(x.shape, dtype=torch.int64)
+
+
+def _full_index(indices: Tensor, dim: int, keepdim: bool) -> Tensor:
+    """The indices with ``dim`` present (kthvalue without ``keepdim`` removed it)."""
+    return indices if keepdim else indices.unsqueeze(dim)
+
+
+def _selected(x: Tensor, dim: int, indices: Tensor, keepdim: bool) -> Tensor:
+    """``x``'s elements at ``indices`` along ``dim`` by ``torch.gather`` (torch.func's route):
+    copies of those elements, so the same bits as the kernels' values."""
+    values = torch.gather(x, dim, _full_index(indices, dim, keepdim))
+    return values if keepdim else values.squeeze(dim)
+
+
+def _register_selection(op: str, dim_at: int, keepdim_at: int | None) -> None:
+    """Autograd and vmap for an operator whose outputs are ``(values, indices)`` with the
+    values ``x``'s elements at the indices along its ``dim`` argument (``args[dim_at]``):
+    the sort and partition permutations, and kthvalue's one element per sequence (its
+    ``keepdim`` argument at ``keepdim_at``)."""
+    op_overload = getattr(torch.ops.axisops, op).default
+
+    def keepdim_of(args: tuple[Any, ...]) -> bool:
+        return True if keepdim_at is None else bool(args[keepdim_at])
+
+    class SelectionFunction(torch.autograd.Function):
+        """Reverse mode puts each value's gradient at its index; forward mode takes the
+        tangent at the same indices (torch operations, so they differentiate again)."""
+
+        @staticmethod
+        def forward(x, *args):
+            with torch._C._AutoDispatchBelowAutograd():
+                return op_overload(x, *args)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, args = inputs[0], inputs[1:]
+            indices = output[1]
+            ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices)
+            ctx.save_for_forward(indices)
+            ctx.shape = x.shape
+            ctx.dim = args[dim_at - 1] % x.dim()
+            ctx.keepdim = keepdim_of(inputs)
+            ctx.nargs = len(args)
+
+        @staticmethod
+        def backward(ctx, grad_values, _grad_indices):
+            (indices,) = ctx.saved_tensors
+            index = _full_index(indices, ctx.dim, ctx.keepdim)
+            grad = _scatter_into(_full_index(grad_values, ctx.dim, ctx.keepdim), ctx.shape,
+                                 ctx.dim, index, add=False)
+            return (grad, *([None] * ctx.nargs))
+
+        @staticmethod
+        def jvp(ctx, tangent, *_):
+            (indices,) = ctx.saved_tensors
+            return _selected(tangent, ctx.dim, indices, ctx.keepdim), None
+
+    def autograd(keyset, x, *args):
+        if not _records(x):
+            return op_overload.redispatch(keyset & _BELOW_AUTOGRAD, x, *args)
+        if torch._C._are_functorch_transforms_active():
+            # torch.func: see the module docstring (the same bits, from torch.gather).
+            with torch._C._AutoDispatchBelowAutograd():
+                indices = op_overload(x, *args)[1]
+            dim = args[dim_at - 1] % x.dim()
+            return _selected(x, dim, indices, keepdim_of((x, *args))), indices
+        return SelectionFunction.apply(x, *args)
+
+    _LIB.impl(op, autograd, "Autograd", with_keyset=True)
+
+
+def _register_index_only(op: str) -> None:
+    """Autograd for an operator whose one output is int64 indices: nothing to record, so
+    its kernels below autograd run (also under forward-mode AD and torch.func, which
+    would otherwise look for a decomposition of the operator)."""
+    op_overload = getattr(torch.ops.axisops, op).default
+
+    def autograd(keyset, x, *args):
+        if torch._C._are_functorch_transforms_active():
+            with torch._C._AutoDispatchBelowAutograd():
+                return op_overload(x, *args)
+        return op_overload.redispatch(keyset & _BELOW_AUTOGRAD, x, *args)
+
+    _LIB.impl(op, autograd, "Autograd", with_keyset=True)
+
+
+def _register_vmap(op: str, dim_at: int, spec_of: Callable[..., Any], outputs: int) -> None:
+    """A vmap rule: the batch becomes the leading dimension, ``dim`` is validated on the
+    unbatched shape (errors name the caller's dim) and moved past it."""
+    op_overload = getattr(torch.ops.axisops, op).default
+
+    def rule(info, in_dims, x, *args):
+        if in_dims[0] is None:
+            return op_overload(x, *args), (None,) * outputs if outputs > 1 else None
+        x = x.movedim(in_dims[0], 0)
+        spec = spec_of(_logical_meta(x), *args)
+        moved = list(args)
+        moved[dim_at - 1] = spec.axis + 1
+        return op_overload(x, *moved), (0,) * outputs if outputs > 1 else 0
+
+    torch.library.register_vmap(f"axisops::{op}", rule, lib=_LIB)
+
+
+for _op, _impl, _fake in (
+    ("sort", _sort_impl, _sort_fake),
+    ("argsort", _argsort_impl, _argsort_fake),
+    ("kthvalue", _kthvalue_impl, _kthvalue_fake),
+    ("partition", _partition_impl, _partition_fake),
+    ("argpartition", _argpartition_impl, _argpartition_fake),
+):
+    _LIB.impl(_op, _hidden_from_dynamo(_impl), "CompositeExplicitAutograd")
+    torch.library.register_fake(f"axisops::{_op}", _fake, lib=_LIB)
+
+_register_selection("sort", 1, None)
+_register_selection("kthvalue", 2, 3)
+_register_selection("partition", 2, None)
+_register_index_only("argsort")
+_register_index_only("argpartition")
+_register_vmap("sort", 1, lambda m, dim, desc, backend=None: sort_spec(m, dim, desc), 2)
+_register_vmap("argsort", 1, lambda m, dim, desc, backend=None: sort_spec(m, dim, desc), 1)
+_register_vmap("kthvalue", 2, lambda m, k, dim, keep, backend=None:
+               kthvalue_spec(m, k, dim, keep), 2)
+_register_vmap("partition", 2, lambda m, kth, dim, backend=None:
+               partition_spec(m, list(kth), dim), 2)
+_register_vmap("argpartition", 2, lambda m, kth, dim, backend=None:
+               partition_spec(m, list(kth), dim), 1)
+
+_SORT = torch.ops.axisops.sort.default
+_ARGSORT = torch.ops.axisops.argsort.default
+_KTHVALUE = torch.ops.axisops.kthvalue.default
+_PARTITION = torch.ops.axisops.partition.default
+_ARGPARTITION = torch.ops.axisops.argpartition.default
+
 # ---- what the torch adapter calls --------------------------------------------------------------
 
 
@@ -409,3 +681,31 @@ def gather(
     if sparse_grad:
         return op(x, spec.dim, index, backend, sparse_grad=True)
     return op(x, spec.dim, index, backend)
+
+
+def sort(x: Tensor, spec: SortSpec, backend: str, values: bool = True,
+         indices: bool = True) -> tuple[Tensor | None, Tensor | None]:
+    """``(values, indices)`` of the stable sort for a validated spec (``None`` for the one
+    not asked for), through ``axisops::sort``, or ``axisops::argsort`` when only the
+    indices are asked for, on ``backend``."""
+    if not values:
+        return None, _ARGSORT(x, spec.axis, spec.descending, backend) if indices else None
+    got_values, got_indices = _SORT(x, spec.axis, spec.descending, backend)
+    return got_values, got_indices if indices else None
+
+
+def kthvalue(x: Tensor, spec: KthSpec, backend: str) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` of a validated kthvalue (or median) spec, through
+    ``axisops::kthvalue`` on ``backend``."""
+    return _KTHVALUE(x, spec.k, spec.axis, spec.keepdims, backend)
+
+
+def partition(x: Tensor, spec: PartitionSpec, backend: str, values: bool = True,
+              indices: bool = True) -> tuple[Tensor | None, Tensor | None]:
+    """``(values, indices)`` of a validated partition spec (``None`` for the one not asked
+    for), through ``axisops::partition``, or ``axisops::argpartition`` for the indices
+    alone, on ``backend``."""
+    if not values:
+        return None, _ARGPARTITION(x, list(spec.kth), spec.axis, backend) if indices else None
+    got_values, got_indices = _PARTITION(x, list(spec.kth), spec.axis, backend)
+    return got_values, got_indices if indices else None

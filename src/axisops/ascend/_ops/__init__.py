@@ -1,6 +1,8 @@
 """The aclnn operators: for each, phase 1's rules in the spec's order and the work phase 2 queues.
 
-One module per operator (:mod:`.gather`, :mod:`.topk`), each with a ``plan_*``
+One module per operator (:mod:`.gather`, :mod:`.topk`; :mod:`.select` holds the
+sort and selection family: aclnnSort, aclnnArgsort, aclnnKthvalue, aclnnMedian,
+aclnnMedianDim), each with a ``plan_*``
 function that checks every rule (raising ``Failure`` at the first one broken)
 and returns the :class:`~axisops.ascend._executors.Executor` holding the work;
 :mod:`.rules` holds the checks they share.  A new operator goes here, with its
@@ -18,6 +20,8 @@ two public functions (``...GetWorkspaceSize`` and the launch) in
 """
 
 from .gather import plan_gather
+from .select import plan_argsort, plan_kthvalue, plan_median, plan_median_dim, plan_sort
 from .topk import plan_topk
 
-__all__ = ["plan_gather", "plan_topk"]
+__all__ = ["plan_argsort", "plan_gather", "plan_kthvalue", "plan_median", "plan_median_dim",
+           "plan_sort", "plan_topk"]
