@@ -1,6 +1,5 @@
-// From validated requests of the selection family to their kernels: the choice between
-// rows (each sequence whole, sequences in tasks) and split (one sequence by parts across
-// the threads), the tasks, the key type. Every choice gives the same bits.
+// kthvalue and partition: from validated requests to their kernels (rows or split, the
+// tasks, the key type). Every choice gives the same bits. Built at -O2 (CMakeLists.txt).
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -14,64 +13,12 @@
 #include "select/parts.hpp"
 #include "select/request.hpp"
 #include "select/rows.hpp"
-#include "select/sort.hpp"
+#include "select/strategy.hpp"
 
 namespace axisops {
 namespace {
 
-// A sequence at least this long is cut across threads when there are fewer sequences
-// than threads (each part of a selection then still reads 64K elements or more) ...
-constexpr int64_t SPLIT_MIN = 1 << 17;
-// ... and a longer one always is (one after another), never copied into a tile whole.
-constexpr int64_t TILE_MAX = 1 << 22;
-// Parts of a split selection: long enough that a part's setup is noise, short enough
-// that the threads finish together.
-constexpr int64_t SELECT_PART = 1 << 18;
-
-bool splits(const Sequences& s, int threads) {
-    return s.n > TILE_MAX || (s.n >= SPLIT_MIN && s.count() < threads);
-}
-
-// The strategy: the forced one, if any (tests), except that a sequence too long for a tile
-// is always split.
-std::string chosen(const std::string& forced, const Sequences& s, int threads,
-                   const char* op) {
-    if (forced.empty() || (forced == "rows" && s.n > TILE_MAX))
-        return splits(s, threads) ? "split" : "rows";
-    if (forced == "rows" || forced == "split" || (forced == "radix" && op[0] == 'k'))
-        return forced;
-    throw std::invalid_argument(std::string("axisops._core: unknown ") + op + " strategy '" +
-                                forced + "'");
-}
-
-template <class F>
-void dispatch(const View& x, Kind kind, F&& f) {
-    if (!with_key(x.itemsize, kind, f))
-        throw std::invalid_argument("axisops._core: unsupported key type");
-}
-
-// The next sequence of a task, to prefetch while this one is worked on (when it is one
-// unit-stride run).
-template <class U>
-Ahead next_row(const Sequences& s, int64_t q, int64_t q1) {
-    if (q + 1 >= q1 || s.stride != 1) return Ahead();
-    return Ahead(s.at<U>(q + 1), s.n * int64_t(sizeof(U)));
-}
-
-// ---- sort ----
-
-template <class KeyT>
-void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy) {
-    using U = typename KeyT::type;
-    const SortJob<KeyT> job{seqs, req.descending ? U(~U(0)) : U(0), static_cast<U*>(req.values),
-                            req.indices, RowsOut{seqs.n, seqs.inner}};
-    if (strategy == "rows") {
-        for_rows(seqs, req.threads, [&](int64_t q0, int64_t q1) { sort_rows(job, q0, q1); });
-        return;
-    }
-    const int threads = select_threads(seqs, req.threads);
-    for (int64_t q = 0; q < seqs.count(); ++q) sort_parted(job, q, req.segment, threads);
-}
+using namespace select_detail;
 
 // ---- kthvalue ----
 
@@ -191,17 +138,6 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
 }
 
 }  // namespace
-
-std::string sort_strategy(const SortRequest& req) {
-    return chosen(req.strategy, sequences(req.x, req.axis), req.threads, "sort");
-}
-
-void sort(const SortRequest& req) {
-    const Sequences seqs = sequences(req.x, req.axis);
-    const std::string strategy = chosen(req.strategy, seqs, req.threads, "sort");
-    if (seqs.count() == 0 || seqs.n == 0) return;
-    dispatch(req.x, req.kind, [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy); });
-}
 
 std::string kthvalue_strategy(const KthRequest& req) {
     return chosen(req.strategy, sequences(req.x, req.axis), req.threads, "kthvalue");
