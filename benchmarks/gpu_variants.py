@@ -67,13 +67,13 @@ class Bench:
                 "separate": (16, lambda job, b: False)}
 
     def device_us(self, call: Any, arg: Any) -> tuple[float, list]:
+        if self.device != "cuda":  # no device: the interpreter's run has no kernel times
+            return 0.0, []
         profiler = self.torch.profiler
-        kinds = profiler.ProfilerActivity
-        activity = kinds.CUDA if self.device == "cuda" else kinds.CPU
-        with profiler.profile(activities=[activity]) as prof:
+        with profiler.profile(activities=[profiler.ProfilerActivity.CUDA]) as prof:
             call(arg)
             self.clock.sync()
-        kernels = self.G.kernel_times(prof) if self.device == "cuda" else []
+        kernels = self.G.kernel_times(prof)
         return sum(us for _, us in kernels), kernels[:6]
 
     def queued_us(self, call: Any, inputs: list) -> float:
@@ -83,6 +83,11 @@ class Bench:
             call(inputs[i % len(inputs)])
         self.clock.sync()
         return (time.perf_counter() - t0) / self.queued * 1e6
+
+    def host_us(self, call: Any, inputs: list, seconds: float) -> float:
+        """Host microseconds per call queued back to back; on the CPU (the interpreter)
+        nothing is queued, and it is the timed call's."""
+        return self.queued_us(call, inputs) if self.device == "cuda" else seconds * 1e6
 
     def record(self, row: dict) -> None:
         self.rows.append(row)
@@ -111,7 +116,7 @@ class Bench:
                 dev, kernels = self.device_us(call, xs[0])
                 self.record(dict(op="topk", shape=shape, k=k, variant=name, exact=bool(exact),
                                  ms=s * 1e3, torch_ms=torch_s * 1e3, vs_torch=torch_s / s,
-                                 device_us=dev, queued_us=self.queued_us(call, xs),
+                                 device_us=dev, queued_us=self.host_us(call, xs, s),
                                  kernels=kernels))
         finally:
             T.ITERATE_MAX_K, T._Job.selections_fit = saved
@@ -136,7 +141,7 @@ class Bench:
             self.record(dict(op="gather", shape=shape, index=ishape,
                              variant=f"backend={backend or 'default'}", exact=bool(exact),
                              ms=s * 1e3, torch_ms=torch_s * 1e3, vs_torch=torch_s / s,
-                             device_us=dev, queued_us=self.queued_us(call, pairs),
+                             device_us=dev, queued_us=self.host_us(call, pairs, s),
                              kernels=kernels))
 
 
