@@ -48,9 +48,14 @@ inline void extract_pair(const TopKJob<KeyT>& job, const int64_t* wa, const int6
     for (int64_t j = 1; j < job.k; ++j) {
         const int64_t last_a = best_a, last_b = best_b;
         int64_t ma = EMPTY, mb = EMPTY;
+        // The choice of a word or EMPTY as masks, not as a conditional: GCC 12 leaves the
+        // conditional form scalar, and vectorises this one (float32 (100000, 100) k=10, one
+        // thread: 45 -> 20 ms on AVX-512, Numba 24; Clang vectorises both).
         for (int64_t i = 0; i < n; ++i) {
-            const int64_t a = wa[i] < last_a ? wa[i] : EMPTY;
-            const int64_t b = wb[i] < last_b ? wb[i] : EMPTY;
+            const int64_t x = wa[i], y = wb[i];
+            const int64_t below_a = -int64_t(x < last_a), below_b = -int64_t(y < last_b);
+            const int64_t a = (x & below_a) | (EMPTY & ~below_a);
+            const int64_t b = (y & below_b) | (EMPTY & ~below_b);
             ma = a > ma ? a : ma;
             mb = b > mb ? b : mb;
         }
