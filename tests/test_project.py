@@ -77,7 +77,6 @@ def _build_wheel(tmp_path: Path) -> Path:
     return wheel
 
 
-@pytest.mark.slow
 def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
     with zipfile.ZipFile(_build_wheel(tmp_path)) as wheel:
         names = set(wheel.namelist())
