@@ -26,7 +26,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from strategies import GATHER_DTYPES, INT_DTYPES, TOPK_DTYPES, tie_heavy
+from strategies import GATHER_DTYPES, INT_DTYPES, TOPK_DTYPES, tie_heavy, with_layout
+from strategies import LAYOUTS as STRATEGY_LAYOUTS
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -36,22 +37,8 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 
 def in_layout(a: np.ndarray, layout: str, folder: Path) -> np.ndarray:
     """The values of ``a`` in another memory layout (``folder`` holds a memory-mapped one)."""
-    if layout == "C":
-        return np.ascontiguousarray(a)
-    if layout == "F":
-        return np.asfortranarray(a)
-    if layout == "transposed":
-        return np.ascontiguousarray(a.T).T
-    if layout == "negative":
-        return np.flip(np.ascontiguousarray(np.flip(a)))
-    if layout == "step":
-        buf = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
-        buf[..., ::2] = a
-        return buf[..., ::2]
-    if layout == "readonly":
-        b = a.copy()
-        b.setflags(write=False)
-        return b
+    if layout in STRATEGY_LAYOUTS:
+        return with_layout(a, layout)
     if layout == "memmap":
         np.save(folder / "x.npy", a)
         return np.load(folder / "x.npy", mmap_mode="r")
@@ -66,8 +53,7 @@ def in_layout(a: np.ndarray, layout: str, folder: Path) -> np.ndarray:
     raise ValueError(layout)
 
 
-LAYOUTS = ("C", "F", "transposed", "negative", "step", "readonly", "memmap", "unaligned",
-           "byteswapped")
+LAYOUTS = (*STRATEGY_LAYOUTS, "memmap", "unaligned", "byteswapped")
 
 
 # ---- the tables ------------------------------------------------------------------------------
