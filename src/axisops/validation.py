@@ -94,8 +94,24 @@ class ArrayMeta:
         return prod(self.shape)
 
 
+class _AlongAxis:
+    """What every request along one axis derives from its ``shape``, ``axis`` and ``dtype``."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    axis: int
+
+    @property
+    def n(self) -> int:
+        return self.shape[self.axis]
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        return native(self.dtype)
+
+
 @dataclass(frozen=True)
-class TopKSpec:
+class TopKSpec(_AlongAxis):
     """A validated top-k request.  ``axis`` is in ``[0, ndim)``, ``0 <= k <= n``."""
 
     shape: tuple[int, ...]
@@ -107,16 +123,8 @@ class TopKSpec:
     index_dtype: np.dtype
 
     @property
-    def n(self) -> int:
-        return self.shape[self.axis]
-
-    @property
     def out_shape(self) -> tuple[int, ...]:
         return self.shape[: self.axis] + (self.k,) + self.shape[self.axis + 1 :]
-
-    @property
-    def out_dtype(self) -> np.dtype:
-        return native(self.dtype)
 
 
 @dataclass(frozen=True)
@@ -150,7 +158,7 @@ class GatherSpec:
 
 
 @dataclass(frozen=True)
-class SortSpec:
+class SortSpec(_AlongAxis):
     """A validated sort or argsort request.  ``axis`` is in ``[0, ndim)``.
 
     The order is stable in both directions: equal keys keep their index order
@@ -163,20 +171,12 @@ class SortSpec:
     descending: bool
 
     @property
-    def n(self) -> int:
-        return self.shape[self.axis]
-
-    @property
     def out_shape(self) -> tuple[int, ...]:
         return self.shape
 
-    @property
-    def out_dtype(self) -> np.dtype:
-        return native(self.dtype)
-
 
 @dataclass(frozen=True)
-class KthSpec:
+class KthSpec(_AlongAxis):
     """A validated kthvalue (or median) request: ``k`` is 1-based, ``1 <= k <= n``.
 
     The answer is position ``k - 1`` of the stable ascending sort along ``axis``
@@ -191,21 +191,13 @@ class KthSpec:
     keepdims: bool
 
     @property
-    def n(self) -> int:
-        return self.shape[self.axis]
-
-    @property
     def out_shape(self) -> tuple[int, ...]:
         kept = (1,) if self.keepdims else ()
         return self.shape[: self.axis] + kept + self.shape[self.axis + 1 :]
 
-    @property
-    def out_dtype(self) -> np.dtype:
-        return native(self.dtype)
-
 
 @dataclass(frozen=True)
-class PartitionSpec:
+class PartitionSpec(_AlongAxis):
     """A validated partition or argpartition request.
 
     ``kth`` holds the positions, non-negative, ascending and unique (NumPy's
@@ -218,16 +210,8 @@ class PartitionSpec:
     kth: tuple[int, ...]
 
     @property
-    def n(self) -> int:
-        return self.shape[self.axis]
-
-    @property
     def out_shape(self) -> tuple[int, ...]:
         return self.shape
-
-    @property
-    def out_dtype(self) -> np.dtype:
-        return native(self.dtype)
 
 
 # ---- reading scalars -------------------------------------------------------------------------
