@@ -150,12 +150,11 @@ void check_out(const A& out, const View& x, int axis, bool drop_axis, const char
     if (!ok) fail(std::string(what) + " must have x's shape" + (drop_axis ? " without the axis" : ""));
 }
 
-void py_sort(AnyIn x, int kind, int axis, bool descending, std::optional<AnyOut> values,
-             std::optional<IndexOut> indices, int threads, const std::string& strategy,
-             int64_t segment) {
-    SortRequest req;
-    req.x = select_input(x, kind, axis);
-    if (!values && !indices) fail("sort needs values or indices");
+// The outputs of sort and partition, each optional, both of x's shape (one at least).
+template <class Req>
+void set_full_outputs(Req& req, const AnyIn& x, int axis, const std::optional<AnyOut>& values,
+                      const std::optional<IndexOut>& indices, const char* op) {
+    if (!values && !indices) fail(std::string(op) + " needs values or indices");
     if (values) {
         if (values->dtype() != x.dtype()) fail("values must have x's type");
         check_out(*values, req.x, axis, false, "values");
@@ -165,6 +164,14 @@ void py_sort(AnyIn x, int kind, int axis, bool descending, std::optional<AnyOut>
         check_out(*indices, req.x, axis, false, "indices");
         req.indices = indices->data();
     }
+}
+
+void py_sort(AnyIn x, int kind, int axis, bool descending, std::optional<AnyOut> values,
+             std::optional<IndexOut> indices, int threads, const std::string& strategy,
+             int64_t segment) {
+    SortRequest req;
+    req.x = select_input(x, kind, axis);
+    set_full_outputs(req, x, axis, values, indices, "sort");
     req.kind = Kind(kind);
     req.axis = axis;
     req.descending = descending;
@@ -206,16 +213,7 @@ void py_partition(AnyIn x, int kind, int axis, const std::vector<int64_t>& kths,
     for (size_t i = 0; i < kths.size(); ++i)
         if (kths[i] < 0 || kths[i] >= n || (i > 0 && kths[i] <= kths[i - 1]))
             fail("kths must be sorted, unique and in [0, n)");
-    if (!values && !indices) fail("partition needs values or indices");
-    if (values) {
-        if (values->dtype() != x.dtype()) fail("values must have x's type");
-        check_out(*values, req.x, axis, false, "values");
-        req.values = values->data();
-    }
-    if (indices) {
-        check_out(*indices, req.x, axis, false, "indices");
-        req.indices = indices->data();
-    }
+    set_full_outputs(req, x, axis, values, indices, "partition");
     req.kind = Kind(kind);
     req.axis = axis;
     req.kths = kths;
