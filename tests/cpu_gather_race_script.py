@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import itertools
 import sys
-import threading
 
 import numpy as np
 
 import axisops
 from axisops.engines import cpu
-from axisops.errors import IndexOutOfRangeError
 from axisops.validation import ArrayMeta, gather_spec
-from gather_race_script import _cases, _check, _invalid, _mutate
+from gather_race_script import _alternate_prefetching, _cases, _invalid, race
 
 #: output elements per task: odd, so tasks start inside blocks and rows.
 TASK = 3001
@@ -55,42 +53,18 @@ def run(iterations: int, threads: int) -> str:
     (and ``torn=`` when elements were gathered with a torn index value)."""
     axisops.set_num_threads(threads)
     calls = itertools.count()
-    rng = np.random.default_rng(17)
-    counts = []
-    for name, x, dim, a, b, bad in _more_cases(rng):
+
+    def caller(x, dim, a):
         spec = gather_spec(ArrayMeta(x.shape, x.dtype), dim, ArrayMeta(a.shape, a.dtype))
-        want_a = axisops.gather(x, dim, a, backend="numpy")
-        want_b = axisops.gather(x, dim, b, backend="numpy")
-        index = a.copy(order="K")
-        stop = threading.Event()
-        mutator = threading.Thread(target=_mutate, args=(index, (a, b), bad, stop, 1),
-                                   daemon=True)
-        mutator.start()
-        returned = refused = torn = 0
-        try:
-            for _ in range(iterations):
-                call = next(calls)
-                try:
-                    if call % 3 == 2:
-                        got = axisops.gather(x, dim, index, backend="cpu")
-                    else:
-                        got = cpu.gather(x, index, spec, task=TASK if call % 3 else None)
-                except IndexOutOfRangeError:
-                    refused += 1
-                    continue
-                torn += _check(name, x, dim, got, (want_a, want_b), (a, b, bad))
-                returned += 1
-        finally:
-            stop.set()
-            mutator.join()
-        counts.append(f"{name}={returned}/{refused}" + (f" torn={torn}" if torn else ""))
-    return " ".join(counts)
 
+        def call(index):
+            n = next(calls)
+            if n % 3 == 2:
+                return axisops.gather(x, dim, index, backend="cpu")
+            return cpu.gather(x, index, spec, task=TASK if n % 3 else None)
+        return call
 
-def _alternate_prefetching() -> None:
-    """Every other gather prefetches, whatever the size of ``x`` against the caches."""
-    calls = itertools.count()
-    cpu.gather_prefetch_distance = lambda x_bytes: cpu.PREFETCH_DISTANCE * (next(calls) % 2)
+    return race(_more_cases(np.random.default_rng(17)), iterations, caller)
 
 
 if __name__ == "__main__":

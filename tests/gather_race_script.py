@@ -153,14 +153,14 @@ def _alternate_prefetching() -> None:
     cpu.gather_prefetch_distance = lambda x_bytes: cpu.PREFETCH_DISTANCE * (next(calls) % 2)
 
 
-def run(iterations: int, threads: int, directml: bool) -> str:
-    """Every case with ``threads`` kernel threads; a line of ``case=returned/refused``
-    (and ``torn=``, the elements gathered with a torn index value, when there were any)."""
-    axisops.set_num_threads(threads)
-    rng = np.random.default_rng(13)
+def race(cases, iterations: int, caller) -> str:
+    """Each case's gathers while a thread rewrites its index; a line of
+    ``case=returned/refused`` (and ``torn=``, the elements gathered with a torn index
+    value, when there were any).  ``caller(x, dim, a)`` gives the call to make, a function
+    of the index (``a`` is index state A, for what the call prepares once per case)."""
     counts = []
-    call = _gather_directml if directml else axisops.gather
-    for name, x, dim, a, b, bad in _cases(rng):
+    for name, x, dim, a, b, bad in cases:
+        call = caller(x, dim, a)
         want_a = axisops.gather(x, dim, a, backend="numpy")
         want_b = axisops.gather(x, dim, b, backend="numpy")
         index = a.copy(order="K")
@@ -172,7 +172,7 @@ def run(iterations: int, threads: int, directml: bool) -> str:
         try:
             for _ in range(iterations):
                 try:
-                    got = call(x, dim, index)
+                    got = call(index)
                 except IndexOutOfRangeError:
                     refused += 1
                     continue
@@ -183,6 +183,15 @@ def run(iterations: int, threads: int, directml: bool) -> str:
             mutator.join()
         counts.append(f"{name}={returned}/{refused}" + (f" torn={torn}" if torn else ""))
     return " ".join(counts)
+
+
+def run(iterations: int, threads: int, directml: bool) -> str:
+    """Every case with ``threads`` kernel threads, through the public function or the
+    DirectML facade (see :func:`race`)."""
+    axisops.set_num_threads(threads)
+    gather = _gather_directml if directml else axisops.gather
+    return race(_cases(np.random.default_rng(13)), iterations,
+                lambda x, dim, a: lambda index: gather(x, dim, index))
 
 
 if __name__ == "__main__":
