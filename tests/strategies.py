@@ -125,3 +125,20 @@ def chunking(draw, size: int) -> tuple[int, ...]:
 def chunkings(shape: tuple[int, ...]):
     """Dask chunks for every axis of ``shape`` (see :func:`chunking`)."""
     return st.tuples(*(chunking(s) for s in shape))
+
+
+#: Adversarial orders of the values of ``pool`` in a sequence of ``n``: sorted both ways,
+#: constant, alternating, one outlier at the end; rising to the middle, then falling;
+#: rising by blocks of 16, shuffled inside each; a sawtooth.
+PATTERNS = {
+    "ascending": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)]),
+    "descending": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[::-1].copy(),
+    "constant": lambda n, pool: np.full(n, pool[len(pool) // 2]),
+    "alternating": lambda n, pool: pool[np.arange(n) % 2],
+    "one-hot-end": lambda n, pool: np.concatenate([np.full(n - 1, pool[0]), pool[-1:]]),
+    "organ-pipe": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[
+        np.minimum(np.arange(n), n - 1 - np.arange(n)) * 2],
+    "interleaved": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[
+        np.minimum(np.arange(n) // 16 * 16 + np.arange(n) * 7 % 16, n - 1)],
+    "sawtooth": lambda n, pool: np.sort(pool)[np.arange(n) % len(pool)],
+}

@@ -21,7 +21,7 @@ from axisops.engines import cpu
 from axisops.validation import ArrayMeta, topk_spec
 
 from oracle import assert_same_bits
-from strategies import BF16, LAYOUTS, TOPK_DTYPES, special_values, with_layout
+from strategies import BF16, LAYOUTS, PATTERNS, TOPK_DTYPES, special_values, with_layout
 
 K = _core.kernels
 C = dict(K._SCAN_CONSTANTS)
@@ -112,22 +112,6 @@ def test_every_path_matches_the_oracle(case, strategy, segment, sorted_, threads
         _check(with_layout(x, layout), k, axis, largest, strategy, segment, sorted_)
     finally:
         axisops.set_num_threads(old)
-
-
-PATTERNS = {
-    "ascending": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)]),
-    "descending": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[::-1].copy(),
-    "constant": lambda n, pool: np.full(n, pool[len(pool) // 2]),
-    "alternating": lambda n, pool: pool[np.arange(n) % 2],
-    "one-hot-end": lambda n, pool: np.concatenate([np.full(n - 1, pool[0]), pool[-1:]]),
-    # Rising to the middle, then falling; rising by blocks of 16, shuffled inside each;
-    # a sawtooth: the patterns the sampled first bounds are for.
-    "organ-pipe": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[
-        np.minimum(np.arange(n), n - 1 - np.arange(n)) * 2],
-    "interleaved": lambda n, pool: np.sort(pool[np.arange(n) % len(pool)])[
-        np.minimum(np.arange(n) // 16 * 16 + np.arange(n) * 7 % 16, n - 1)],
-    "sawtooth": lambda n, pool: np.sort(pool)[np.arange(n) % len(pool)],
-}
 
 
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("int64"), np.dtype("uint8"),
