@@ -36,13 +36,13 @@ import json
 import sys
 import time
 
-import ml_dtypes
 import numpy as np
 import torch
 
 import axisops
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
+from torch_helpers import BF16, to_numpy, to_torch
+
 TOPK_DTYPES = ["float32", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
                "uint32", "uint64", "float16", "bfloat16", "float64"]
 GATHER_DTYPES = [*TOPK_DTYPES, "complex64", "complex128"]
@@ -55,19 +55,6 @@ def data(name: str, seed: int) -> np.ndarray:
     from strategies import tie_heavy
 
     return tie_heavy(BF16 if name == "bfloat16" else np.dtype(name), (3, 6), seed, width=None)
-
-
-def to_torch(a: np.ndarray) -> torch.Tensor:
-    a = np.ascontiguousarray(a)
-    if a.dtype == BF16:
-        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy())
-
-
-def to_numpy(t: torch.Tensor) -> np.ndarray:
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(BF16)
-    return t.numpy()
 
 
 INDEX = np.array([[0, -1, 5, 2], [3, 3, -6, 1], [5, 4, 0, -2]])  # negatives and repeats
