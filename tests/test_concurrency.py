@@ -78,6 +78,19 @@ def test_fork_and_multiprocessing_pools_after_use():
         done.explain()
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+@pytest.mark.parametrize("place", ["adapters", "engines", "ascend"])
+def test_fork_while_another_thread_is_inside_the_first_calls_lazy_import(place):
+    """A thread holds the lock of the adapters' (or the engines') lazy import, held there
+    until a thread waits for one of the package's locks (``ascend``: inside an acl call,
+    whose lock it takes first); the main thread forks, and the child makes its own call
+    (fork_script.py).  A lock copied held would hang the child; one taken at fork in the
+    wrong order, the parent."""
+    done = run_python(["fork_script.py", f"inside:{place}"], timeout=150)
+    assert done.returncode == 0, done.explain()
+    assert done.stdout.split("\n")[:1] == [f"ok inside:{place}"], done.explain()
+
+
 # --- many Python threads calling kernels while the thread count changes -------------------
 
 def _hammer_cases():

@@ -27,6 +27,7 @@ import importlib
 import threading
 from typing import TYPE_CHECKING, Any
 
+from .._forksafe import fork_safe
 from ..tracing import constant_while_tracing
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ TABLE = {
     "jax": "axisops.adapters.jax:ADAPTER",
 }
 
-_lock = threading.Lock()
+_lock = fork_safe(threading.Lock())
 _by_family: dict[str, Adapter] = {}
 
 

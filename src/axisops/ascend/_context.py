@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._forksafe import fork_safe
 from ._boundary import Failure, brief, describe, fail, is_int, is_null, record
 from ._constants import ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_UNINITIALIZE, ACLNN_ERR_INNER
 from ._memory import AddressSpace
@@ -170,5 +171,8 @@ class Context:
         self.initialized = False
 
 
-#: The one runtime context of this process.
+#: The one runtime context of this process.  fork() waits for a call in flight (a
+#: synchronisation runs its stream's work); its lock is outer: queued work makes axisops
+#: calls, which take the lazy imports' locks.
 CONTEXT = Context()
+fork_safe(CONTEXT.lock, outer=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import threading
 
+from .._forksafe import fork_safe
 from ..tracing import constant_while_tracing
 from .base import Engine
 
@@ -42,7 +43,7 @@ TABLE = {
     "jax": "axisops.engines.jax",
 }
 
-_lock = threading.RLock()
+_lock = fork_safe(threading.RLock())
 _loaded: dict[str, Engine] = {}  # the table's engines once imported, and registered ones
 _by_type: dict[str, list[Engine]] = {}
 

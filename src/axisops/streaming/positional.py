@@ -18,6 +18,7 @@ from .errors import FileError
 
 __all__ = ["read_at", "read_exact", "write_at"]
 
+# Not taken at fork: only used where os.pread is missing (Windows), which has no fork().
 _SEEK_LOCK = threading.Lock()
 
 
