@@ -1,7 +1,10 @@
 // axisops._core: the Python bindings of the compiled kernels (one module per instruction-set
 // level; axisops/_core/__init__.py picks one). Arguments arrive validated by axisops'
 // Python layer; the checks here only keep a wrong call from reading or writing outside an
-// array (they raise ValueError, never crash).
+// array, or from writing anywhere but the caller's outputs (they raise ValueError, never
+// crash). Outputs are taken as they are, never converted: an output the kernel cannot
+// write in place (strided, Fortran-ordered, read-only, of another type) is refused, not
+// copied into a temporary that would be written and dropped.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -18,8 +21,10 @@
 #include <vector>
 
 #include "common/cpu.hpp"
+#include "common/errors.hpp"
 #include "common/layout.hpp"
 #include "common/pool.hpp"
+#include "common/tuning.hpp"
 #include "gather/request.hpp"
 #include "select/request.hpp"
 #include "topk/request.hpp"
@@ -34,10 +39,27 @@ void bind_scan_testing(nb::module_& m);  // topk/scan_testing.cpp
 namespace {
 
 using AnyIn = nb::ndarray<nb::ro, nb::device::cpu>;
-using AnyOut = nb::ndarray<nb::device::cpu, nb::c_contig>;
-using IndexOut = nb::ndarray<int64_t, nb::device::cpu, nb::c_contig>;
+using AnyOut = nb::ndarray<nb::device::cpu>;
+using IndexOut = nb::ndarray<nb::device::cpu>;
 
 [[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("axisops._core: " + what); }
+
+// An output the kernels write in place: C-contiguous (any strides of a dimension of size
+// one aside) and, for indices, int64.
+template <class A>
+void check_writable(const A& out, const char* what, bool indices) {
+    if (indices) {
+        const auto t = out.dtype();
+        if (t.code != uint8_t(nb::dlpack::dtype_code::Int) || t.bits != 64 || t.lanes != 1)
+            fail(std::string(what) + " must be int64");
+    }
+    int64_t step = 1;
+    for (size_t d = out.ndim(); d-- > 0;) {
+        if (out.shape(d) != 1 && out.stride(d) != step)
+            fail(std::string(what) + " must be C-contiguous (it is written in place)");
+        step *= int64_t(out.shape(d));
+    }
+}
 
 template <class A>
 View view_of(const A& a) {
@@ -68,6 +90,8 @@ void py_topk(AnyIn x, int kind, int axis, int64_t k, bool largest, bool sorted, 
     if (k < 1 || k > n) fail("k out of range");
     if (values.dtype() != x.dtype() || values.ndim() != x.ndim() || indices.ndim() != x.ndim())
         fail("outputs must match x's rank and type");
+    check_writable(values, "values", false);
+    check_writable(indices, "indices", true);
     for (int d = 0; d < req.x.ndim; ++d) {
         const int64_t want = d == axis ? k : req.x.shape[d];
         if (int64_t(values.shape(size_t(d))) != want || int64_t(indices.shape(size_t(d))) != want)
@@ -79,7 +103,7 @@ void py_topk(AnyIn x, int kind, int axis, int64_t k, bool largest, bool sorted, 
     req.largest = largest;
     req.sorted = sorted;
     req.values = values.data();
-    req.indices = indices.data();
+    req.indices = static_cast<int64_t*>(indices.data());
     req.threads = threads < 1 ? 1 : threads;
     req.strategy = strategy;
     req.segment = segment;
@@ -116,6 +140,7 @@ int64_t py_gather(AnyIn x, AnyIn index, int dim, AnyOut out, int threads, int64_
         if (d != dim && req.index.shape[d] > req.x.shape[d]) fail("index larger than x");
     }
     if (req.index.size() > 0 && req.x.shape[dim] == 0) fail("nothing to gather from");
+    check_writable(out, "out", false);
     req.index_signed = !is_unsigned(it);
     req.dim = dim;
     req.out = out.data();
@@ -158,11 +183,13 @@ void set_full_outputs(Req& req, const AnyIn& x, int axis, const std::optional<An
     if (values) {
         if (values->dtype() != x.dtype()) fail("values must have x's type");
         check_out(*values, req.x, axis, false, "values");
+        check_writable(*values, "values", false);
         req.values = values->data();
     }
     if (indices) {
         check_out(*indices, req.x, axis, false, "indices");
-        req.indices = indices->data();
+        check_writable(*indices, "indices", true);
+        req.indices = static_cast<int64_t*>(indices->data());
     }
 }
 
@@ -190,11 +217,13 @@ void py_kthvalue(AnyIn x, int kind, int axis, int64_t k, AnyOut values, IndexOut
     if (values.dtype() != x.dtype()) fail("values must have x's type");
     check_out(values, req.x, axis, true, "values");
     check_out(indices, req.x, axis, true, "indices");
+    check_writable(values, "values", false);
+    check_writable(indices, "indices", true);
     req.kind = Kind(kind);
     req.axis = axis;
     req.k = k;
     req.values = values.data();
-    req.indices = indices.data();
+    req.indices = static_cast<int64_t*>(indices.data());
     req.threads = std::max(threads, 1);
     req.strategy = strategy;
     req.segment = segment;
@@ -267,6 +296,40 @@ std::vector<int64_t> pool_probe(int64_t tasks, int threads, int64_t fail_at) {
     return out;
 }
 
+// The tuning as {name: value}.
+nb::dict tuning_dict(const Tuning& t) {
+    nb::dict out;
+    const std::vector<std::string> names = tuning_names();
+    const std::vector<int64_t> values = tuning_values(t);
+    for (size_t i = 0; i < names.size(); ++i) out[names[i].c_str()] = values[i];
+    return out;
+}
+
+// Sets the fields `changes` names (others keep their values); returns the tuning before.
+nb::dict set_tuning_fields(const nb::dict& changes) {
+    const Tuning before = current_tuning();
+    const std::vector<std::string> names = tuning_names();
+    std::vector<int64_t> values = tuning_values(before);
+    for (auto item : changes) {
+        const std::string name = nb::cast<std::string>(item.first);
+        size_t at = 0;
+        while (at < names.size() && names[at] != name) ++at;
+        if (at == names.size()) fail("no tuning field named '" + name + "'");
+        values[at] = nb::cast<int64_t>(item.second);
+    }
+    set_tuning(tuning_from(values));
+    return tuning_dict(before);
+}
+
+std::vector<std::string> seen_paths() {
+    const uint64_t bits = paths_seen();
+    std::vector<std::string> out;
+    const std::vector<std::string> names = path_names();
+    for (size_t i = 0; i < names.size(); ++i)
+        if (bits >> i & 1) out.push_back(names[i]);
+    return out;
+}
+
 }  // namespace
 
 NB_MODULE(AXISOPS_MODULE, m) {
@@ -274,7 +337,16 @@ NB_MODULE(AXISOPS_MODULE, m) {
     m.attr("ISA") = AXISOPS_ISA_NAME;
     m.attr("COMPILER") = AXISOPS_COMPILER;
     m.attr("BUILD") = AXISOPS_BUILD_TYPE;
-    m.attr("GATHER_BLOCK") = GATHER_BLOCK;
+    nb::exception<InputChanged>(m, "InputChanged", PyExc_RuntimeError);
+    m.attr("PATHS") = path_names();
+    m.def("_tuning", []() { return tuning_dict(current_tuning()); },
+          "The size switches calls start with now (test hook).");
+    m.def("_tuning_defaults", []() { return tuning_dict(Tuning()); },
+          "The measured defaults of the size switches (test hook).");
+    m.def("_set_tuning", &set_tuning_fields, nb::arg("changes"),
+          "Sets the size switches named in `changes`; returns the tuning before (test hook).");
+    m.def("_paths", &seen_paths, "The paths calls took since the last reset (test hook).");
+    m.def("_reset_paths", &reset_paths_seen, "Forgets the paths taken (test hook).");
     m.def("cpu_levels", &cpu_levels,
           "The instruction-set levels this CPU (and its OS) can run, lowest first.");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");
@@ -282,12 +354,14 @@ NB_MODULE(AXISOPS_MODULE, m) {
     m.def("pool_probe", &pool_probe, nb::arg("tasks"), nb::arg("threads"),
           nb::arg("fail_at") = -1, "The pool's mechanism, for tests.");
     m.def("topk", &py_topk, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),
-          nb::arg("largest"), nb::arg("sorted"), nb::arg("values"), nb::arg("indices"),
+          nb::arg("largest"), nb::arg("sorted"), nb::arg("values").noconvert(),
+          nb::arg("indices").noconvert(),
           nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0);
     m.def("topk_strategy", &py_topk_strategy, nb::arg("x"), nb::arg("axis"), nb::arg("k"),
           nb::arg("threads"));
     m.def("sort", &py_sort, nb::arg("x"), nb::arg("kind"), nb::arg("axis"),
-          nb::arg("descending"), nb::arg("values").none(), nb::arg("indices").none(),
+          nb::arg("descending"), nb::arg("values").none().noconvert(),
+          nb::arg("indices").none().noconvert(),
           nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0);
     m.def("sort_strategy", [](AnyIn x, int axis, int threads) {
         SortRequest req;
@@ -297,10 +371,12 @@ NB_MODULE(AXISOPS_MODULE, m) {
         return axisops::sort_strategy(req);
     }, nb::arg("x"), nb::arg("axis"), nb::arg("threads"));
     m.def("kthvalue", &py_kthvalue, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),
-          nb::arg("values"), nb::arg("indices"), nb::arg("threads"), nb::arg("strategy") = "",
+          nb::arg("values").noconvert(), nb::arg("indices").noconvert(), nb::arg("threads"),
+          nb::arg("strategy") = "",
           nb::arg("segment") = 0, nb::arg("sigmas") = 0.0);
     m.def("partition", &py_partition, nb::arg("x"), nb::arg("kind"), nb::arg("axis"),
-          nb::arg("kths"), nb::arg("values").none(), nb::arg("indices").none(),
+          nb::arg("kths"), nb::arg("values").none().noconvert(),
+          nb::arg("indices").none().noconvert(),
           nb::arg("threads"), nb::arg("strategy") = "", nb::arg("segment") = 0,
           nb::arg("sigmas") = 0.0);
     m.def("select_strategy", [](AnyIn x, int axis, int threads) {
@@ -310,7 +386,8 @@ NB_MODULE(AXISOPS_MODULE, m) {
         req.threads = std::max(threads, 1);
         return axisops::kthvalue_strategy(req);
     }, nb::arg("x"), nb::arg("axis"), nb::arg("threads"));
-    m.def("gather", &py_gather, nb::arg("x"), nb::arg("index"), nb::arg("dim"), nb::arg("out"),
+    m.def("gather", &py_gather, nb::arg("x"), nb::arg("index"), nb::arg("dim"),
+          nb::arg("out").noconvert(),
           nb::arg("threads"), nb::arg("ahead"), nb::arg("task") = 0);
     bind_scan_testing(m);
 }

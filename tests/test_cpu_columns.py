@@ -9,8 +9,6 @@ this machine runs.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -27,25 +25,14 @@ from oracle import assert_same_bits
 from strategies import BF16, LAYOUTS, PATTERNS, TOPK_DTYPES, special_values, with_layout
 
 COLUMNS = ("columns", "column-split")
-_CSRC = Path(__file__).resolve().parents[1] / "csrc"
+_DEFAULTS = _core.kernels._tuning_defaults()  # the core's thresholds, as it defines them
 
-
-def _constant(name: str) -> int:
-    """A threshold of the core as its header defines it (so the tests follow a retuning)."""
-    for header in ("topk/columns.hpp", "common/order.hpp"):
-        found = re.search(rf"constexpr int64_t {name} = ([^;]+);", (_CSRC / header).read_text())
-        if found:
-            expr = found.group(1).replace("int64_t(1)", "1").strip()
-            return int(expr) if expr.isdigit() else eval(expr, {}, {"SORTED_K": _constant("SORTED_K")})
-    raise LookupError(name)
-
-
-SORTED_K = _constant("SORTED_K")
-COLUMN_PANEL = _constant("COLUMN_PANEL")
-SPREAD_SHARE = _constant("SPREAD_SHARE")
-COLUMN_SPLIT_MIN = _constant("COLUMN_SPLIT_MIN")
-COLUMN_SPLIT_MAX_K = _constant("COLUMN_SPLIT_MAX_K")
-COLUMNS_MAX_K = _constant("COLUMNS_MAX_K")
+SORTED_K = dict(_core.kernels._SCAN_CONSTANTS)["SORTED_K"]
+COLUMN_PANEL = _DEFAULTS["column_panel"]
+SPREAD_SHARE = _DEFAULTS["column_spread_share"]
+COLUMN_SPLIT_MIN = _DEFAULTS["column_split_min"]
+COLUMN_SPLIT_MAX_K = _DEFAULTS["column_split_max_k"]
+COLUMNS_MAX_K = SORTED_K
 
 
 def _spec(x, k, axis, largest, sorted_=True):

@@ -30,7 +30,7 @@ from test_gather_by_blocks import _save, reads  # noqa: F401 (``reads`` is a fix
 from oracle import assert_same_bits, first_bad_index, ref_gather
 from strategies import GATHER_DTYPES, INT_DTYPES, special_values
 
-BLOCK, AHEAD = _core.kernels.GATHER_BLOCK, cpu.PREFETCH_DISTANCE
+BLOCK, AHEAD = _core.kernels._tuning()["gather_block"], cpu.PREFETCH_DISTANCE
 
 
 def _kernel(x, idx, out, ahead, *, dim=0, threads=1, task=0, module=None):

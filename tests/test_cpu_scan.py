@@ -25,6 +25,8 @@ from strategies import BF16, LAYOUTS, PATTERNS, TOPK_DTYPES, special_values, wit
 
 K = _core.kernels
 C = dict(K._SCAN_CONSTANTS)
+C.update({name.upper(): value for name, value in K._tuning_defaults().items()})
+C["MIN_BUFFER"] = C["SCAN_MIN_BUFFER"]
 SORTED_K = C["SORTED_K"]
 ONE_BAND = 1 << 30  # a band height that makes one band of any segment
 STRATEGIES = ("scan", "split")

@@ -20,16 +20,13 @@
 namespace axisops {
 namespace {
 
-// Below this many output elements a call runs on one thread: a hand-off costs more than
-// it saves (the Numba driver's threshold).
-constexpr int64_t PARALLEL_MIN = 1 << 15;
-// A task holds at least this many output elements (each starts its own look-ahead) ...
-constexpr int64_t TASK_MIN = 1 << 15;
-// ... and each thread gets about this many tasks, so the last one to finish waits little.
-// Measured 2026-12-06 (2-core Xeon VM shared with other jobs, 2 threads, paired medians
-// against tasks of half the output): an eighth 0.94 (axis 1), 0.97 (axis 0), 0.92 (1-D
-// 10M); a quarter and a sixteenth within 4% of an eighth; a 32nd 1.17 on axis 1.
-constexpr int64_t TASKS_PER_THREAD = 4;
+// The tuning's parallel_min: below this many output elements a call runs on one thread (a
+// hand-off costs more than it saves); gather_task_min: a task holds at least this many
+// output elements (each starts its own look-ahead); gather_tasks_per_thread: each thread
+// gets about this many tasks, so the last one to finish waits little. Measured 2026-12-06
+// (2-core Xeon VM shared with other jobs, 2 threads, paired medians against tasks of half
+// the output): an eighth 0.94 (axis 1), 0.97 (axis 0), 0.92 (1-D 10M); a quarter and a
+// sixteenth within 4% of an eighth; a 32nd 1.17 on axis 1.
 // The most reads a prefetch looks ahead (a guard: the ring and the position buffer grow
 // with the distance; the core is called with 0 or 256).
 constexpr int64_t MAX_AHEAD = 1 << 16;
@@ -64,7 +61,8 @@ void lower_to(std::atomic<int64_t>& stop, int64_t t) {
 }
 
 template <class T, class I>
-int64_t run(const GatherRequest& req, const Sequences& xs, const Sequences& is) {
+int64_t run(const GatherRequest& req, const Sequences& xs, const Sequences& is, Trace& trace) {
+    const Tuning& tn = req.tune;
     const int64_t total = req.index.size();
     const GatherJob<T, I> job{static_cast<const T*>(req.x.data),
                               xs,
@@ -75,18 +73,21 @@ int64_t run(const GatherRequest& req, const Sequences& xs, const Sequences& is) 
                               xs.inner,
                               xs.regular && is.regular,
                               std::min(std::max<int64_t>(req.ahead, 0), MAX_AHEAD),
-                              static_cast<T*>(req.out)};
+                              static_cast<T*>(req.out),
+                              tn.gather_block};
     const bool rows = job.inner == 1 && job.ahead > 0;
+    trace.mark(rows ? Path::gather_rows : Path::gather_blocks);
     auto kernel = [&](int64_t t0, int64_t t1) {
         return rows ? gather_rows(job, t0, t1) : gather_blocks(job, t0, t1);
     };
-    const int threads = total >= PARALLEL_MIN || req.task > 0 ? std::max(req.threads, 1) : 1;
+    const int threads =
+        total >= tn.parallel_min || req.task > 0 ? std::max(req.threads, 1) : 1;
     int64_t per = total;
     if (req.task > 0) {
         per = req.task;
     } else if (threads > 1) {
-        const int64_t parts = int64_t(threads) * TASKS_PER_THREAD;
-        per = std::max(TASK_MIN, (total + parts - 1) / parts);
+        const int64_t parts = int64_t(threads) * tn.gather_tasks_per_thread;
+        per = std::max(tn.gather_task_min, (total + parts - 1) / parts);
     }
     const int64_t tasks = (total + per - 1) / per;
     if (tasks == 1) return kernel(0, total);
@@ -111,10 +112,11 @@ int64_t gather(const GatherRequest& req) {
         if (d != req.dim) xr.shape[d] = index.shape[d];
     const Sequences xs = sequences(xr, req.dim), is = sequences(index, req.dim);
     int64_t stop = -1;
+    Trace trace;
     const bool known = with_element(req.x.itemsize, [&](auto element) {
         using T = decltype(element);
         const bool typed = with_index(index.itemsize, req.index_signed, [&](auto value) {
-            stop = run<T, decltype(value)>(req, xs, is);
+            stop = run<T, decltype(value)>(req, xs, is, trace);
         });
         if (!typed) throw std::invalid_argument("axisops._core: unsupported index type");
     });

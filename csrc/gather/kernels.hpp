@@ -40,8 +40,8 @@
 
 namespace axisops {
 
-// GATHER_BLOCK (request.hpp), output elements per block of positions: the buffer
-// (GATHER_BLOCK + PREFETCH_DISTANCE 8-byte positions, 18 KiB) stays within a 32 KiB L1.
+// The tuning's gather_block, output elements per block of positions: the buffer (2048 +
+// the prefetch distance's 256 8-byte positions, 18 KiB) stays within a 32 KiB L1.
 // Measured with the Numba kernels: 2048 and 4096 equally fast, 256-1024 3-15% slower.
 
 namespace gather_detail {
@@ -72,11 +72,12 @@ inline int64_t row_offset(const Sequences& s, int64_t q) {
 // and only checked positions are ever copied from.
 template <class T, class I>
 int64_t gather_blocks(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
-    const std::unique_ptr<int64_t[]> buffer(new int64_t[size_t(GATHER_BLOCK + job.ahead)]);
+    const int64_t block = job.block;
+    const std::unique_ptr<int64_t[]> buffer(new int64_t[size_t(block + job.ahead)]);
     int64_t* const pos = buffer.get();
     int64_t have = 0;  // pos[:have]: the positions of elements s .. s + have - 1, checked
-    for (int64_t s = t0; s < t1; s += GATHER_BLOCK) {
-        const int64_t count = std::min(GATHER_BLOCK, t1 - s);
+    for (int64_t s = t0; s < t1; s += block) {
+        const int64_t count = std::min(block, t1 - s);
         const int64_t look = std::min(count + job.ahead, t1 - s);
         if (!positions(job, s + have, look - have, pos + have))
             return first_bad(job, s + have, s + look);
@@ -118,7 +119,7 @@ inline uint64_t rows_run(const T* __restrict x, const I* idx, int64_t istep, int
 // The rows path (inner == 1, ahead > 0): output element t is position t % m of sequence
 // t / m. The first `lead` positions are computed and checked at once (and hinted); then
 // one loop does everything, as the file's comment says, a sequence's run at a time. At
-// the end of each GATHER_BLOCK it stops if a value was out of range.
+// the end of each block it stops if a value was out of range.
 template <class T, class I>
 int64_t gather_rows(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
     using namespace gather_detail;
@@ -143,8 +144,8 @@ int64_t gather_rows(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
     const bool unit = istep == 1 && xstride == 1;
     T* const dst = job.out + t0;
     uint64_t bad = 0;
-    for (int64_t s = 0; s < total; s += GATHER_BLOCK) {
-        const int64_t hi = std::min(s + GATHER_BLOCK, total);
+    for (int64_t s = 0; s < total; s += job.block) {
+        const int64_t hi = std::min(s + job.block, total);
         const int64_t both = std::max(s, std::min(hi, total - lead));
         for (int64_t e = s; e < both;) {
             const int64_t run = std::min(left, both - e);

@@ -59,6 +59,7 @@ struct GatherJob {
     bool steps;             // both regular: neighbouring columns are a fixed step apart
     int64_t ahead;          // prefetch distance in reads (0: no hints)
     T* out;                 // C-ordered, flat
+    int64_t block;          // output elements per block of positions (the tuning's gather_block)
 };
 
 namespace gather_detail {

@@ -4,11 +4,9 @@
 #include <cstdint>
 
 #include "common/layout.hpp"
+#include "common/tuning.hpp"
 
 namespace axisops {
-
-// Output elements per block of positions in the gather kernels (kernels.hpp says why).
-constexpr int64_t GATHER_BLOCK = 2048;
 
 struct GatherRequest {
     View x;      // raw bits, itemsize 1, 2, 4, 8 or 16; same rank as the index
@@ -19,6 +17,7 @@ struct GatherRequest {
     int threads = 1;
     int64_t ahead = 0;  // prefetch distance in reads (0: no hints)
     int64_t task = 0;   // output elements per task (0: the driver's choice; for tests)
+    Tuning tune = current_tuning();
 };
 
 // Runs `req` (x.shape[d] >= index.shape[d] for d != dim, x.shape[dim] > 0 when the index

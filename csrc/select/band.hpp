@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -366,12 +367,13 @@ inline int64_t locate_eq(const K* keys, int64_t m, K v, int64_t j) {
         if (c > j) break;
         j -= c;
     }
-    for (;; ++at) {
+    for (; at < m; ++at) {
         if (keys[at] == v) {
             if (j == 0) return at;
             --j;
         }
     }
+    throw std::logic_error("axisops internal error: fewer equal keys than counted");
 }
 
 template <class K>

@@ -28,24 +28,26 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
+#include "common/tuning.hpp"
 #include "select/band.hpp"
 
 namespace axisops {
 
-// Up to this many candidates go to the pivot search; more are narrowed by a sample first.
-// Sequences this short are searched by value directly.
-constexpr int64_t KTH_FINAL = 512;
+// The tuning's kth_final: up to this many candidates go to the pivot search, more are
+// narrowed by a sample first; sequences this short are searched by value directly.
+//
 // The sampled band's half-width in standard deviations of the sample rank (the bounds
 // miss with probability about 2 * 0.13% at 3).
 constexpr double KTH_SIGMAS = 3.0;
-// Sample sizes: about n^(2/3) / 4 (balancing the sample's cost, which grows with s,
-// against the candidates', about n * sigmas / sqrt(s)), between these bounds.
-constexpr int64_t KTH_SAMPLE_MIN = 32, KTH_SAMPLE_MAX = 16384;
 
-inline int64_t kth_sample_size(int64_t n) {
+// Sample sizes: about n^(2/3) / 4 (balancing the sample's cost, which grows with s,
+// against the candidates', about n * sigmas / sqrt(s)), between the tuning's
+// kth_sample_min and kth_sample_max.
+inline int64_t kth_sample_size(const Tuning& t, int64_t n) {
     const double s = std::pow(double(n), 2.0 / 3.0) / 4.0;
     int64_t size = int64_t(s) / 16 * 16 + 16;
-    size = std::min(std::max(size, KTH_SAMPLE_MIN), KTH_SAMPLE_MAX);
+    size = std::min(std::max(size, t.kth_sample_min), t.kth_sample_max);
     return std::min(size, n);
 }
 
@@ -102,15 +104,14 @@ void rank_keys2(const K* keys, int64_t m, int64_t ra, int64_t rb, K lo, K hi, K&
     vb = blo;
 }
 
-// Up to this many sample keys, their order statistics come from counting, for each key,
-// the keys below it (s * s / lanes compares, independent of one another); beyond, from
-// rank_keys2's binary search (one dependent counting pass per key bit).
-constexpr int64_t KTH_COUNT_MAX = 256;
-
-// The keys of ranks a <= b of keys[:s] (s >= 1).
+// The keys of ranks a <= b of keys[:s] (s >= 1). Up to count_max sample keys (the tuning's
+// kth_count_max), their order statistics come from counting, for each key, the keys below
+// it (s * s / lanes compares, independent of one another); beyond, from rank_keys2's
+// binary search (one dependent counting pass per key bit).
 template <class K>
-void order_stats2(const K* keys, int64_t s, int64_t a, int64_t b, K& va, K& vb) {
-    if (s > KTH_COUNT_MAX) {
+void order_stats2(const K* keys, int64_t s, int64_t a, int64_t b, K& va, K& vb,
+                  int64_t count_max) {
+    if (s > count_max) {
         K lo, hi;
         key_range(keys, s, lo, hi);
         rank_keys2(keys, s, a, b, lo, hi, va, vb);
@@ -144,14 +145,15 @@ void order_stats2(const K* keys, int64_t s, int64_t a, int64_t b, K& va, K& vb) 
 // probability: the sample ranks sigmas standard deviations either side of r * s / n (lo is
 // the smallest key when that is below the sample, hi the largest likewise).
 template <class K>
-void sample_band(const K* sample, int64_t s, int64_t r, int64_t n, double sigmas, K& lo,
-                 K& hi) {
+void sample_band(const Tuning& t, const K* sample, int64_t s, int64_t r, int64_t n,
+                 double sigmas, K& lo, K& hi) {
     const double p = (double(r) + 0.5) / double(n);
     const double mu = p * double(s);
     const double sd = std::sqrt(double(s) * p * (1.0 - p)) + 1.0;
     const int64_t a = int64_t(std::floor(mu - sigmas * sd));
     const int64_t b = int64_t(std::ceil(mu + sigmas * sd));
-    order_stats2(sample, s, std::max<int64_t>(a, 0), std::min(b, s - 1), lo, hi);
+    order_stats2(sample, s, std::max<int64_t>(a, 0), std::min(b, s - 1), lo, hi,
+                 t.kth_count_max);
     if (a < 0) lo = K(0);
     if (b >= s) hi = K(~K(0));
 }
@@ -160,7 +162,9 @@ void sample_band(const K* sample, int64_t s, int64_t r, int64_t n, double sigmas
 // of one 8-bit digit at a time, most significant first; r leaves as its rank among the
 // keys equal to the result. `hist_fn(prefix, top, shift, counts)` adds to counts[256] the
 // digit (key >> shift) & 255 of every key with key >> top == prefix (every key when
-// top >= 8 * key_bytes), over whatever source the caller selects in.
+// top >= 8 * key_bytes), over whatever source the caller selects in. Each histogram is a
+// pass of its own: when the source changes between them (another thread writing to the
+// input), they disagree, and that is an error rather than a walk past the histogram.
 template <class K, class HistFn>
 K radix_key(int key_bytes, int64_t& r, HistFn hist_fn) {
     K prefix = 0;
@@ -169,7 +173,8 @@ K radix_key(int key_bytes, int64_t& r, HistFn hist_fn) {
         std::fill(counts, counts + 256, int64_t(0));
         hist_fn(prefix, 8 * d + 8, 8 * d, counts);
         int b = 0;
-        while (counts[b] <= r) r -= counts[b++];
+        while (b < 255 && counts[b] <= r) r -= counts[b++];
+        if (counts[b] <= r) input_changed();
         prefix = K(K(prefix << 8) | K(b));
     }
     return prefix;
@@ -262,20 +267,18 @@ struct HintMarks {
     }
 };
 
-// Below this many candidates, the final search is by value (rank_key).
-constexpr int64_t KTH_PIVOT_MIN = 48;
-// A pivot search that has not finished after this many rounds (data built against its
-// pivots) finishes by value.
-constexpr int KTH_PIVOT_ROUNDS = 40;
-
 // The index of the candidate of rank r among keys[:m]/idx[:m] (in index order): a
 // quickselect whose rounds count the keys below and at a pivot (the middle of three keys
 // spread over the candidates) and keep, compressed in order, the side that holds rank r;
-// a binary search over key values finishes. Buffers as select_candidates'.
+// a binary search over key values finishes, below the tuning's kth_pivot_min candidates or
+// after kth_pivot_rounds rounds (data built against its pivots). Buffers as
+// select_candidates'.
 template <class K>
-uint32_t pivot_select(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int64_t m,
-                      int64_t r, int64_t offset = 0, HintMarks<K>* marks = nullptr) {
-    for (int round = 0; m >= KTH_PIVOT_MIN && round < KTH_PIVOT_ROUNDS; ++round) {
+uint32_t pivot_select(const Tuning& t, LocalTrace& trace, K* keys, uint32_t* idx, K* spare_k,
+                      uint32_t* spare_i, int64_t m, int64_t r, int64_t offset = 0,
+                      HintMarks<K>* marks = nullptr) {
+    if (m >= t.kth_pivot_min && t.kth_pivot_rounds > 0) trace.mark(Path::select_pivot);
+    for (int64_t round = 0; m >= t.kth_pivot_min && round < t.kth_pivot_rounds; ++round) {
         const K a = keys[m / 4], b = keys[m / 2], c = keys[m - 1 - m / 4];
         const K p = std::max(std::min(a, b), std::min(std::max(a, b), c));
         int64_t lt, le;
@@ -298,6 +301,7 @@ uint32_t pivot_select(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int
         }
         m = band.in;
     }
+    trace.mark(Path::select_by_value);
     K lo, hi;
     key_range(keys, m, lo, hi);
     int64_t below = 0;
@@ -311,20 +315,22 @@ uint32_t pivot_select(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int
 // `spare_k`/`spare_i` (each m + BAND_SLACK long) are both overwritten. The bounds met on
 // the way are offered to `marks`.
 template <class K>
-uint32_t select_candidates(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i, int64_t m,
-                           int64_t r, K lo, K hi, double sigmas, std::vector<K>& sample,
-                           int64_t offset = 0, HintMarks<K>* marks = nullptr) {
-    while (m > KTH_FINAL && lo < hi) {
-        const int64_t s = std::min(kth_sample_size(m), m / 4);
+uint32_t select_candidates(const Tuning& t, LocalTrace& trace, K* keys, uint32_t* idx,
+                           K* spare_k, uint32_t* spare_i, int64_t m, int64_t r, K lo, K hi,
+                           double sigmas, std::vector<K>& sample, int64_t offset = 0,
+                           HintMarks<K>* marks = nullptr) {
+    while (m > t.kth_final && lo < hi) {
+        const int64_t s = std::max<int64_t>(1, std::min(kth_sample_size(t, m), m / 4));
         sample.resize(size_t(s));
         for (int64_t i = 0; i < s; ++i) sample[size_t(i)] = keys[sample_at(i, s, m)];
         K nlo, nhi;
-        sample_band(sample.data(), s, r, m, sigmas, nlo, nhi);
+        sample_band(t, sample.data(), s, r, m, sigmas, nlo, nhi);
         nlo = std::max(nlo, lo);
         nhi = std::min(nhi, hi);
         Band band;
         band_pass(keys, idx, 0u, m, nlo, nhi, spare_k, spare_i, m, band);
         if (r < band.below || r >= band.below + band.in || band.in == m) break;  // no gain
+        trace.mark(Path::select_narrowed);
         std::swap(keys, spare_k);
         std::swap(idx, spare_i);
         m = band.in;
@@ -337,8 +343,11 @@ uint32_t select_candidates(K* keys, uint32_t* idx, K* spare_k, uint32_t* spare_i
             marks->upper(hi, offset + m);
         }
     }
-    if (lo == hi) return idx[r];  // every candidate has the same key
-    return pivot_select(keys, idx, spare_k, spare_i, m, r, offset, marks);
+    if (lo == hi) {  // every candidate has the same key
+        trace.mark(Path::select_one_key);
+        return idx[r];
+    }
+    return pivot_select(t, trace, keys, idx, spare_k, spare_i, m, r, offset, marks);
 }
 
 // The position of the element of stable rank r among the n keys of a small tile: a

@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "common/pool.hpp"
+#include "common/tuning.hpp"
 #include "select/arena.hpp"
 #include "select/kth.hpp"
 #include "select/rows.hpp"
@@ -28,7 +30,8 @@ namespace axisops {
 constexpr int64_t PREFETCH_CHUNKS = 2;
 
 // A sequence of parts.n elements at src[i * stride], read by parts on up to `threads`
-// threads (one part and one thread for a row).
+// threads (one part and one thread for a row), in chunks of `chunk` elements (the tuning's
+// select_chunk).
 template <class KeyT>
 struct PartedSeq {
     using U = typename KeyT::type;
@@ -38,15 +41,16 @@ struct PartedSeq {
     int64_t stride;
     Parts parts;
     int threads;
+    int64_t chunk;
 
     int64_t n() const { return parts.n; }
     K key(int64_t i) const { return K(KeyT::of(src[i * stride])); }
 
-    // body(p, buf) for every part p, `buf` SELECT_CHUNK keys of scratch.
+    // body(p, buf) for every part p, `buf` `chunk` keys of scratch.
     template <class F>
     void each_part(F&& body) const {
         parallel_for(parts.count, threads, [&](int64_t p) {
-            std::vector<K> buf(static_cast<size_t>(SELECT_CHUNK));
+            std::vector<K> buf(static_cast<size_t>(chunk));
             body(p, buf.data());
         });
     }
@@ -57,18 +61,18 @@ struct PartedSeq {
     template <class F>
     void spans(int64_t begin, int64_t end, F&& f, Ahead then = Ahead()) const {
         const int64_t line = 64;
-        for (int64_t b = begin; b < end; b += SELECT_CHUNK) {
-            const int64_t len = std::min(SELECT_CHUNK, end - b);
+        for (int64_t b = begin; b < end; b += chunk) {
+            const int64_t len = std::min(chunk, end - b);
             Ahead ahead;
-            const int64_t to = b + PREFETCH_CHUNKS * SELECT_CHUNK;  // elements
+            const int64_t to = b + PREFETCH_CHUNKS * chunk;  // elements
             if (stride == 1 && to < end) {
-                ahead = Ahead(src + to, std::min(SELECT_CHUNK, end - to) * int64_t(sizeof(U)));
+                ahead = Ahead(src + to, std::min(chunk, end - to) * int64_t(sizeof(U)));
             } else if (then.at < then.end) {
                 const int64_t skip = (to - end) * int64_t(sizeof(U)) / line * line;
                 const int64_t left = int64_t(then.end - then.at) - std::max<int64_t>(skip, 0);
                 if (left > 0)
                     ahead = Ahead(then.at + std::max<int64_t>(skip, 0),
-                                  std::min(SELECT_CHUNK * int64_t(sizeof(U)), left));
+                                  std::min(chunk * int64_t(sizeof(U)), left));
             }
             f(b, len, ahead);
         }
@@ -109,20 +113,22 @@ struct PartedSeq {
         chunks(begin, end, buf, [&](const K* k, int64_t b, int64_t l, Ahead&) { f(k, b, l); });
     }
 
-    // The index of the j-th (0-based) element with key v, given each part's count of them.
+    // The index of the j-th (0-based) element with key v, given each part's count of them
+    // (from an earlier pass: if the input changed since, the element may not be there).
     int64_t locate(K v, int64_t j, const std::vector<int64_t>& per_part) const {
-        int64_t p = 0;
-        while (per_part[size_t(p)] <= j) j -= per_part[size_t(p++)];
-        std::vector<K> buf(static_cast<size_t>(SELECT_CHUNK));
-        const int64_t end = parts.end(p);
-        for (int64_t b = parts.begin(p); b < end; b += SELECT_CHUNK) {
-            const int64_t len = std::min(SELECT_CHUNK, end - b);
+        size_t p = 0;
+        while (p < per_part.size() && per_part[p] <= j) j -= per_part[p++];
+        if (p == per_part.size()) input_changed();
+        std::vector<K> buf(static_cast<size_t>(chunk));
+        const int64_t end = parts.end(int64_t(p));
+        for (int64_t b = parts.begin(int64_t(p)); b < end; b += chunk) {
+            const int64_t len = std::min(chunk, end - b);
             fill_wide<KeyT>(src + b * stride, stride, len, buf.data());
             const int64_t c = count_eq(buf.data(), len, v);
             if (c > j) return b + locate_eq(buf.data(), len, v, j);
             j -= c;
         }
-        return -1;  // not reached: the part holds more than j
+        input_changed();  // the part held fewer than counted
     }
 
     // The index of the element of stable rank r by the exact radix select.
@@ -154,31 +160,35 @@ struct PartedSeq {
 // Scratch of a task selecting in rows: a chunk of keys, the sample, the candidates.
 template <class K>
 struct RowScratch {
-    std::vector<K> buf = std::vector<K>(static_cast<size_t>(SELECT_CHUNK));
+    std::vector<K> buf;
     KthScratch<K> cand;
+
+    explicit RowScratch(const Tuning& t) : buf(static_cast<size_t>(t.select_chunk)) {}
 };
 
-// A row's candidates have room for this share of it (at least ROW_CAP_MIN): beyond, a band
-// holds a value repeated throughout, located directly, or the radix select takes over.
-constexpr int64_t ROW_CAP_SHARE = 8, ROW_CAP_MIN = 1 << 16;
+// The tuning's row_cap_share and row_cap_min: a row's candidates have room for
+// 1/row_cap_share of it (at least row_cap_min): beyond, a band holds a value repeated
+// throughout, located directly, or the radix select takes over.
 
 // The index of the element of stable rank r of a sequence of n < 2^32 elements, on this
 // thread. `hint` (if any) holds bounds from the task's previous sequence and leaves with
 // bounds for its next one; `ahead` prefetches the next sequence meanwhile; `force_radix`
 // takes the exact fallback directly (tests).
 template <class KeyT>
-int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double sigmas,
-                   bool force_radix, RowScratch<Wide<typename KeyT::type>>& sc,
+int64_t select_row(const Tuning& t, LocalTrace& trace, const PartedSeq<KeyT>& seq, int64_t r,
+                   int key_bytes, double sigmas, bool force_radix,
+                   RowScratch<Wide<typename KeyT::type>>& sc,
                    KthHint<Wide<typename KeyT::type>>* hint, Ahead ahead) {
     using K = Wide<typename KeyT::type>;
     const int64_t n = seq.n();
-    if (!force_radix && n <= KTH_FINAL) {
-        seq.chunks(0, n, sc.buf.data(), [](const K*, int64_t, int64_t, Ahead&) {});  // one
+    if (!force_radix && n <= t.kth_final) {  // kth_final <= select_chunk: one chunk
+        trace.mark(Path::select_small);
+        seq.chunks(0, n, sc.buf.data(), [](const K*, int64_t, int64_t, Ahead&) {});
         return select_small(sc.buf.data(), n, r);
     }
     if (!force_radix) {
         KthScratch<K>& c = sc.cand;
-        const int64_t cap = std::min(n, std::max(ROW_CAP_MIN, n / ROW_CAP_SHARE));
+        const int64_t cap = std::min(n, std::max(t.row_cap_min, n / t.row_cap_share));
         c.reserve(cap);
         K lo = 0, hi = 0;
         Band band;
@@ -199,25 +209,31 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
             hi = hint->hi;
             hit = pass();
             missed = !hit;
+            trace.mark(hit ? Path::select_hint : Path::select_hint_missed);
         }
         if (!hit) {
-            const int64_t s = kth_sample_size(n);
+            const int64_t s = kth_sample_size(t, n);
             c.sample.resize(size_t(s));
             for (int64_t i = 0; i < s; ++i) c.sample[size_t(i)] = seq.key(sample_at(i, s, n));
-            sample_band(c.sample.data(), s, r, n, sigmas, lo, hi);
+            sample_band(t, c.sample.data(), s, r, n, sigmas, lo, hi);
             hit = pass();
         }
         if (hit && band.in > cap) {  // more candidates than room: a few values repeated
             if (hint) hint->valid = false;
-            if (lo != hi) return seq.radix_select(r, key_bytes);
+            if (lo != hi) {
+                trace.mark(Path::select_overflow_radix);
+                return seq.radix_select(r, key_bytes);
+            }
+            trace.mark(Path::select_repeated);
             const int64_t j = r - band.below;  // the j-th key equal to lo
             return j < cap ? int64_t(c.ia[size_t(j)]) : seq.locate(lo, j, {band.in});
         }
         if (hit) {
+            trace.mark(Path::select_band);
             HintMarks<K> marks(n, r, sigmas);
             marks.lower(lo, band.below);
             marks.upper(hi, band.below + band.in);
-            const uint32_t i = select_candidates(c.ka.data(), c.ia.data(), c.kb.data(),
+            const uint32_t i = select_candidates(t, trace, c.ka.data(), c.ia.data(), c.kb.data(),
                                                  c.ib.data(), band.in, r - band.below, lo, hi,
                                                  sigmas, c.sample, band.below, &marks);
             if (hint) {
@@ -228,41 +244,52 @@ int64_t select_row(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double 
             }
             return int64_t(i);
         }
+        trace.mark(Path::select_missed_radix);
+    } else {
+        trace.mark(Path::select_radix);
     }
     if (hint) hint->valid = false;
     return seq.radix_select(r, key_bytes);
 }
 
-// Candidates may take at most this share of a parted sequence (plus PARTED_CAP_MIN) in
-// all: beyond, the exact radix select takes over (data with a few values repeated
-// throughout, where a band holds most of the sequence). A part takes room for them in
-// blocks of PARTED_BLOCK; a block is left when a chunk might not fit in it (so at most
-// SELECT_CHUNK + BAND_SLACK of it goes unused, an eighth).
-constexpr int64_t PARTED_CAP_SHARE = 32, PARTED_CAP_MIN = 1 << 16, PARTED_BLOCK = 1 << 14;
+// The tuning's parted_cap_share and parted_cap_min: candidates may take at most
+// 1/parted_cap_share of a parted sequence (plus parted_cap_min) in all; beyond, the exact
+// radix select takes over (data with a few values repeated throughout, where a band holds
+// most of the sequence). A part takes room for them in blocks of parted_block; a block is
+// left when a chunk might not fit in it (so at most chunk + BAND_SLACK of it goes unused).
+// Sequences of parted_max_n elements or more (indices that do not fit 32 bits) take the
+// radix select directly.
 
 // The index of the element of stable rank r of a long sequence, by parts across threads.
 // `preceding` (if any) receives, per part, how many of its elements come before the answer
 // in the stable order, when the candidates tell (it is left empty otherwise).
 template <class KeyT>
-int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, double sigmas,
-                      bool force_radix, std::vector<int64_t>* preceding = nullptr) {
+int64_t select_parted(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq, int64_t r,
+                      int key_bytes, double sigmas, bool force_radix,
+                      std::vector<int64_t>* preceding = nullptr) {
     using K = Wide<typename KeyT::type>;
     const int64_t n = seq.n();
     if (preceding) preceding->clear();
-    if (force_radix || n >= int64_t(UINT32_MAX)) return seq.radix_select(r, key_bytes);
-    const int64_t s = kth_sample_size(n);
+    if (force_radix || n >= t.parted_max_n) {
+        trace.mark(Path::select_parted_radix);
+        return seq.radix_select(r, key_bytes);
+    }
+    trace.mark(Path::select_parted);
+    const int64_t s = kth_sample_size(t, n);
     std::vector<K> sample(static_cast<size_t>(s));
     for (int64_t i = 0; i < s; ++i) prefetch_line(seq.src + sample_at(i, s, n) * seq.stride);
     for (int64_t i = 0; i < s; ++i) sample[size_t(i)] = seq.key(sample_at(i, s, n));
     K lo, hi;
-    sample_band(sample.data(), s, r, n, sigmas, lo, hi);
+    sample_band(t, sample.data(), s, r, n, sigmas, lo, hi);
 
     // The arena: blocks the parts take in turn, then two buffers of `cap` for the search.
     const int64_t parts = seq.parts.count;
-    const int64_t cap = n / PARTED_CAP_SHARE + PARTED_CAP_MIN;
-    const int64_t blocks = cap + cap / 7 + parts * PARTED_BLOCK, spare = cap + BAND_SLACK;
+    const int64_t cap = n / t.parted_cap_share + t.parted_cap_min;
+    const int64_t block = t.parted_block;
+    const int64_t blocks = cap + cap / 7 + parts * std::max(block, seq.chunk + BAND_SLACK);
+    const int64_t spare = cap + BAND_SLACK;
     const int64_t slots = blocks + 2 * spare;
-    Arena arena(size_t(slots) * (sizeof(K) + sizeof(uint32_t)));
+    Arena arena(size_t(slots) * (sizeof(K) + sizeof(uint32_t)), t.arena_keep_max, trace);
     K* const keys = static_cast<K*>(arena.data());
     uint32_t* const idx = reinterpret_cast<uint32_t*>(keys + slots);
     std::atomic<int64_t> taken{0};
@@ -283,7 +310,7 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
                                                             Ahead& pre) {
             if (!full && used + len + BAND_SLACK > room) {
                 if (used > 0) pb.runs.emplace_back(at, used);
-                const int64_t size = std::max(len + BAND_SLACK, PARTED_BLOCK);
+                const int64_t size = std::max(len + BAND_SLACK, block);
                 at = taken.fetch_add(size);
                 used = 0;
                 room = at + size <= blocks ? size : 0;
@@ -311,10 +338,17 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
         in += pb.band.in;
         overflow = overflow || pb.overflow;
     }
-    if (r < below || r >= below + in) return seq.radix_select(r, key_bytes);  // missed
-    if (overflow) {
-        if (lo != hi) return seq.radix_select(r, key_bytes);
+    if (r < below || r >= below + in) {  // the sample's bounds missed
+        trace.mark(Path::select_parted_missed);
+        return seq.radix_select(r, key_bytes);
+    }
+    if (overflow || in > cap) {  // more candidates than the search's buffers hold
+        if (lo != hi) {
+            trace.mark(Path::select_parted_overflow);
+            return seq.radix_select(r, key_bytes);
+        }
         // Every candidate has key lo: the (r - below)-th of them.
+        trace.mark(Path::select_parted_repeated);
         std::vector<int64_t> equal(static_cast<size_t>(parts));
         for (int64_t p = 0; p < parts; ++p) equal[size_t(p)] = found[size_t(p)].band.in;
         return seq.locate(lo, r - below, equal);
@@ -325,13 +359,15 @@ int64_t select_parted(const PartedSeq<KeyT>& seq, int64_t r, int key_bytes, doub
     uint32_t* const ib = ia + spare;
     int64_t m = 0;
     for (const PartBand& pb : found) {
-        for (const auto& run : pb.runs) {
+        for (const auto& run : pb.runs) {  // m + run.second <= in <= cap: the runs hold `in`
             std::copy(keys + run.first, keys + run.first + run.second, ka + m);
             std::copy(idx + run.first, idx + run.first + run.second, ia + m);
             m += run.second;
         }
     }
-    const uint32_t i = select_candidates(ka, ia, kb, ib, in, r - below, lo, hi, sigmas, sample);
+    LocalTrace local(trace);
+    const uint32_t i =
+        select_candidates(t, local, ka, ia, kb, ib, in, r - below, lo, hi, sigmas, sample);
     if (preceding) {  // the parts' candidates are still in their blocks
         const K v = seq.key(int64_t(i));
         preceding->assign(size_t(parts), 0);

@@ -13,6 +13,7 @@
 
 #include "common/keys.hpp"
 #include "common/layout.hpp"
+#include "common/tuning.hpp"
 
 namespace axisops {
 
@@ -26,6 +27,7 @@ struct SortRequest {
     int threads = 1;
     std::string strategy;  // "" chooses; "rows" or "split" (tests force one)
     int64_t segment = 0;   // elements per part of a split sequence (0 chooses; tests)
+    Tuning tune = current_tuning();
 };
 
 // Sorts every sequence along the axis (at least one output wanted, n >= 1).
@@ -43,6 +45,7 @@ struct KthRequest {
     std::string strategy;  // "" chooses; "rows", "split" or "radix" (the exact fallback)
     int64_t segment = 0;   // elements per part of a split sequence (0 chooses; tests)
     double sigmas = 0;     // the sampled band's half-width in standard deviations (0 chooses)
+    Tuning tune = current_tuning();
 };
 
 // The k-th smallest element of every sequence by the stable order, and its index.
@@ -60,6 +63,7 @@ struct PartitionRequest {
     std::string strategy;  // "" chooses; "rows" or "split"
     int64_t segment = 0;
     double sigmas = 0;
+    Tuning tune = current_tuning();
 };
 
 // NumPy's partition with a deterministic order: position kths[p] holds the element of

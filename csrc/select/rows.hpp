@@ -7,40 +7,37 @@
 
 #include "common/layout.hpp"
 #include "common/pool.hpp"
+#include "common/tuning.hpp"
 #include "select/band.hpp"
 
 namespace axisops {
 
-// Below this many elements a call runs on one thread: a hand-off costs more than it saves
-// (the top-k driver's threshold).
-constexpr int64_t SELECT_PARALLEL_MIN = 1 << 15;
-// A task holds about this many elements at least, and each thread gets about
-// SELECT_TASKS_PER_THREAD tasks, so the last one to finish waits little.
-constexpr int64_t SELECT_TASK_MIN = 1 << 14;
-constexpr int64_t SELECT_TASKS_PER_THREAD = 8;
-// Keys are widened into tiles of this many elements when a sequence is read by parts.
-constexpr int64_t SELECT_CHUNK = 2048;
-
-inline int select_threads(const Sequences& s, int threads) {
-    return s.count() * s.n >= SELECT_PARALLEL_MIN ? threads : 1;
+// The tuning's parallel_min: below this many elements a call runs on one thread (a
+// hand-off costs more than it saves); task_min and tasks_per_thread: a task holds about
+// task_min elements at least, and each thread gets about tasks_per_thread tasks, so the
+// last one to finish waits little. select_chunk: keys are widened into tiles of this many
+// elements when a sequence is read by parts.
+inline int select_threads(const Tuning& t, const Sequences& s, int threads) {
+    return s.count() * s.n >= t.parallel_min ? threads : 1;
 }
 
 // Runs rows(q0, q1) over every sequence, in tasks the pool's threads take in turn.
 template <class Rows>
-void for_rows(const Sequences& s, int threads, Rows rows) {
+void for_rows(const Tuning& t, const Sequences& s, int threads, Rows rows) {
     const int64_t count = s.count();
-    threads = select_threads(s, threads);
+    threads = select_threads(t, s, threads);
     if (threads == 1 || count == 1) {
         rows(int64_t(0), count);
         return;
     }
     const int64_t n = std::max<int64_t>(s.n, 1);
-    const int64_t least = (SELECT_TASK_MIN + n - 1) / n;
-    const int64_t even = (count + threads * SELECT_TASKS_PER_THREAD - 1) /
-                         (threads * SELECT_TASKS_PER_THREAD);
+    const int64_t least = (t.task_min + n - 1) / n;
+    const int64_t even =
+        (count + threads * t.tasks_per_thread - 1) / (threads * t.tasks_per_thread);
     const int64_t per = std::max(least, even);
     const int64_t tasks = (count + per - 1) / per;
-    parallel_for(tasks, threads, [&](int64_t t) { rows(t * per, std::min(count, (t + 1) * per)); });
+    parallel_for(tasks, threads,
+                 [&](int64_t task) { rows(task * per, std::min(count, (task + 1) * per)); });
 }
 
 // out[i] = key(src[i * stride]) for i < count, widened to 32 or 64 bits.

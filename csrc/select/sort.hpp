@@ -42,10 +42,12 @@ struct SortJob {
     U* out_v;        // null: values not wanted
     int64_t* out_i;  // null: indices not wanted
     RowsOut out;
+    const Tuning& tune;
+    Trace& trace;
 
     const U* seq(int64_t q) const { return seqs.at<U>(q); }
-    // Words (keys of at most 32 bits, indices below 2^32) or pairs.
-    bool packed() const { return sizeof(U) <= 4 && seqs.n < int64_t(LOW32); }
+    // Words (keys of at most 32 bits, indices below the tuning's words_max_n) or pairs.
+    bool packed() const { return sizeof(U) <= 4 && seqs.n < tune.words_max_n; }
 };
 
 namespace sort_detail {
@@ -79,6 +81,7 @@ void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
     std::vector<uint64_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
     std::vector<int64_t> hist(sizeof(U) * radix::BUCKETS);
     const bool bits = !job.out_i;  // the payload: the element's bits, or its index
+    job.trace.mark(packed ? Path::sort_rows_words : Path::sort_rows_pairs);
     for (int64_t q = q0; q < q1; ++q) {
         const U* src = job.seq(q);
         const int64_t row = job.out.row(q);
@@ -275,18 +278,20 @@ void sort_parted_as(const SortJob<KeyT>& job, int64_t q, int shift, int threads)
     const size_t P = size_t(parts);
     // The destination of indices doubles as the second buffer when it can hold words.
     const bool borrow = packed && job.out_i && job.out.step() == 1;
-    Arena arena(size_t(n) * sizeof(E) * (borrow ? 1 : 2));
+    job.trace.mark(packed ? Path::sort_split_words : Path::sort_split_pairs);
+    Arena arena(size_t(n) * sizeof(E) * (borrow ? 1 : 2), job.tune.arena_keep_max, job.trace);
     E* a = static_cast<E*>(arena.data());
     E* b = borrow ? reinterpret_cast<E*>(job.out_i + row) : a + n;
 
     std::vector<std::vector<Hist>> first(P, std::vector<Hist>(size_t(width)));
+    const int64_t chunk = job.tune.select_chunk;
     parallel_for(parts, threads, [&](int64_t p) {
-        std::vector<U> tile(static_cast<size_t>(SELECT_CHUNK));
+        std::vector<U> tile(static_cast<size_t>(chunk));
         auto& h = first[size_t(p)];
         for (auto& d : h) d.fill(0);
         const int64_t end = std::min(n, (p + 1) << shift);
-        for (int64_t c = p << shift; c < end; c += SELECT_CHUNK) {
-            const int64_t len = std::min(SELECT_CHUNK, end - c);
+        for (int64_t c = p << shift; c < end; c += chunk) {
+            const int64_t len = std::min(chunk, end - c);
             fill_keys<KeyT>(src + c * stride, stride, len, job.flip, tile.data());
             for (int64_t j = 0; j < len; ++j) {
                 const U key = tile[size_t(j)];
@@ -317,25 +322,24 @@ void sort_parted_as(const SortJob<KeyT>& job, int64_t q, int shift, int threads)
     });
 }
 
-// Parts of a split sort: about this many per thread (a late thread takes fewer), each a
-// power of two long, at least 2^SORT_PART_SHIFT_MIN.
-constexpr int64_t SORT_PARTS_PER_THREAD = 4;
-constexpr int SORT_PART_SHIFT_MIN = 15;
-
-// At most this many parts (each pass keeps, per part, a histogram per part it sends to).
-constexpr int64_t SORT_PARTS_MAX = 64;
-
+// The tuning's sort_parts_per_thread: parts of a split sort, about this many per thread (a
+// late thread takes fewer), each a power of two long, at least 2^sort_part_shift_min; at
+// most sort_parts_max of them (each pass keeps, per part, a histogram per part it sends
+// to).
 template <class KeyT>
 void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threads) {
+    const Tuning& t = job.tune;
     const int64_t n = job.seqs.n;
-    int shift = SORT_PART_SHIFT_MIN;
+    int shift = int(t.sort_part_shift_min);
     if (segment > 0) {
         shift = 0;
         while ((int64_t(1) << (shift + 1)) <= segment) ++shift;
     } else {
-        while ((n >> shift) >= SORT_PARTS_PER_THREAD * threads) ++shift;
+        while ((n >> shift) >= t.sort_parts_per_thread * threads) ++shift;
     }
-    while (((n - 1) >> shift) + 1 > SORT_PARTS_MAX) ++shift;
+    while (((n - 1) >> shift) + 1 > t.sort_parts_max) ++shift;
+    // The scatter counts, per pair of parts, what one part sends another in 32 bits.
+    shift = std::min(shift, 31);
     if constexpr (sizeof(typename KeyT::type) <= 4) {
         if (job.packed()) return sort_parted_as<KeyT, uint64_t>(job, q, shift, threads);
     }

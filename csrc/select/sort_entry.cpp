@@ -16,29 +16,34 @@ namespace {
 using namespace select_detail;
 
 template <class KeyT>
-void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy) {
+void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy,
+              Trace& trace) {
     using U = typename KeyT::type;
-    const SortJob<KeyT> job{seqs, req.descending ? U(~U(0)) : U(0), static_cast<U*>(req.values),
-                            req.indices, RowsOut{seqs.n, seqs.inner}};
+    const SortJob<KeyT> job{seqs,        req.descending ? U(~U(0)) : U(0),
+                            static_cast<U*>(req.values), req.indices,
+                            RowsOut{seqs.n, seqs.inner}, req.tune, trace};
     if (strategy == "rows") {
-        for_rows(seqs, req.threads, [&](int64_t q0, int64_t q1) { sort_rows(job, q0, q1); });
+        for_rows(req.tune, seqs, req.threads,
+                 [&](int64_t q0, int64_t q1) { sort_rows(job, q0, q1); });
         return;
     }
-    const int threads = select_threads(seqs, req.threads);
+    const int threads = select_threads(req.tune, seqs, req.threads);
     for (int64_t q = 0; q < seqs.count(); ++q) sort_parted(job, q, req.segment, threads);
 }
 
 }  // namespace
 
 std::string sort_strategy(const SortRequest& req) {
-    return chosen(req.strategy, sequences(req.x, req.axis), req.threads, "sort");
+    return chosen(req.tune, req.strategy, sequences(req.x, req.axis), req.threads, "sort");
 }
 
 void sort(const SortRequest& req) {
     const Sequences seqs = sequences(req.x, req.axis);
-    const std::string strategy = chosen(req.strategy, seqs, req.threads, "sort");
+    const std::string strategy = chosen(req.tune, req.strategy, seqs, req.threads, "sort");
     if (seqs.count() == 0 || seqs.n == 0) return;
-    dispatch(req.x, req.kind, [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy); });
+    Trace trace;
+    dispatch(req.x, req.kind,
+             [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy, trace); });
 }
 
 }  // namespace axisops

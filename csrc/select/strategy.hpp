@@ -8,30 +8,27 @@
 #include <string>
 
 #include "common/keys.hpp"
+#include "common/tuning.hpp"
 #include "select/rows.hpp"
 
 namespace axisops {
 namespace select_detail {
 
-// A sequence at least this long is cut across threads when there are fewer sequences
-// than threads (each part of a selection then still reads 64K elements or more) ...
-constexpr int64_t SPLIT_MIN = 1 << 17;
-// ... and a longer one always is (one after another), never copied into a tile whole.
-constexpr int64_t TILE_MAX = 1 << 22;
-// Parts of a split selection: long enough that a part's setup is noise, short enough
-// that the threads finish together.
-constexpr int64_t SELECT_PART = 1 << 18;
-
-inline bool splits(const Sequences& s, int threads) {
-    return s.n > TILE_MAX || (s.n >= SPLIT_MIN && s.count() < threads);
+// The tuning's select_split_min: a sequence at least this long is cut across threads when
+// there are fewer sequences than threads (each part of a selection then still reads 64K
+// elements or more by default); tile_max: a longer one always is (one after another),
+// never copied into a tile whole; select_part: the parts of a split selection, long
+// enough that a part's setup is noise, short enough that the threads finish together.
+inline bool splits(const Tuning& t, const Sequences& s, int threads) {
+    return s.n > t.tile_max || (s.n >= t.select_split_min && s.count() < threads);
 }
 
 // The strategy: the forced one, if any (tests), except that a sequence too long for a tile
 // is always split.
-inline std::string chosen(const std::string& forced, const Sequences& s, int threads,
-                   const char* op) {
-    if (forced.empty() || (forced == "rows" && s.n > TILE_MAX))
-        return splits(s, threads) ? "split" : "rows";
+inline std::string chosen(const Tuning& t, const std::string& forced, const Sequences& s,
+                          int threads, const char* op) {
+    if (forced.empty() || (forced == "rows" && s.n > t.tile_max))
+        return splits(t, s, threads) ? "split" : "rows";
     if (forced == "rows" || forced == "split" || (forced == "radix" && op[0] == 'k'))
         return forced;
     throw std::invalid_argument(std::string("axisops._core: unknown ") + op + " strategy '" +

@@ -1,8 +1,8 @@
 // The columns strategy: many sequences side by side, one unit stride apart.
 //
 // Along axis 0 of a C-order array (and alike), neighbouring sequences are neighbouring
-// elements of each row, so a panel of up to COLUMN_PANEL sequences is walked together, row by
-// row along the axis, each column keeping its own candidates. For COLUMN_ROWS rows at a time
+// elements of each row, so a panel of up to column_panel sequences is walked together, row by
+// row along the axis, each column keeping its own candidates. For column_rows rows at a time
 // the maximum key of every column comes straight from the input (one vectorised pass over
 // contiguous row slices); a column whose maximum cannot enter costs one comparison, and only
 // the others have their keys computed. Before the walk, each column takes a first bound from
@@ -28,55 +28,46 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "common/order.hpp"
 #include "common/pool.hpp"
 #include "topk/request.hpp"
 
 namespace axisops {
 
-// Rows of a column panel whose maxima are taken before any column is looked at (measured,
-// (10000, 1000) axis 0, 2 threads: k = 10 16 rows 5.8 ms, 32 rows 5.2; k = 24-32 and
-// ascending columns within 5% either way).
-constexpr int64_t COLUMN_ROWS = 32;
-// The most columns in one panel (one thread walks them together).
-constexpr int64_t COLUMN_PANEL = 1024;
-// With fewer panels than threads, the axis is cut across threads (each part walks every
-// column) when it is at least this long, rather than the panels narrowed: a thread's cost is
-// per row it visits, nearly whatever the panel's width (measured, (10000, 1000) axis 0, k=10,
-// one thread: a 1000-column panel 14.3 ms, two 500-column ones 28.7 ms).
-constexpr int64_t COLUMN_SPLIT_MIN = 256;
-// ... and k at most this: each part keeps its own k best, so the insertions grow with the
-// parts (measured, 2 threads, (10000, 1000) random, against narrowed panels: k = 1 4.3 ms /
-// 6.7, k = 4 4.5 / 7.5, k = 10 6.0 / 7.1, k = 16 7.4 / 9.5, k = 24 13.2 / 13.0, k = 32 14.5 /
-// 10.9; ascending columns, k = 10, 40% faster). Its merge carries each candidate's place in
-// the low bits of its index: hence the bounds on n and on the candidates of a sequence.
-constexpr int64_t COLUMN_SPLIT_MAX_K = 16;
-constexpr int64_t COLUMN_SPLIT_MAX_N = int64_t(1) << 48;
-constexpr int64_t COLUMN_SPLIT_MAX_CANDIDATES = int64_t(1) << 15;
-// The columns strategy serves at most this k: beyond, each column's sorted insertion and
-// compactions cost more than scanning its sequence with a stride (measured).
+// The columns' size switches are fields of the call's Tuning (common/tuning.hpp):
+// - column_rows (at most 32): rows of a column panel whose maxima are taken before any
+//   column is looked at ((10000, 1000) axis 0, 2 threads: k = 10 16 rows 5.8 ms, 32 rows
+//   5.2; k = 24-32 and ascending columns within 5% either way);
+// - column_panel: the most columns in one panel (one thread walks them together);
+// - columns_min_inner: the columns strategy serves calls with at least this many
+//   neighbouring sequences, and k at most COLUMNS_MAX_K (beyond, each column's sorted
+//   insertion and compactions cost more than scanning its sequence with a stride);
+// - column_split_min: with fewer panels than threads, the axis is cut across threads (each
+//   part walks every column) when it is at least this long, rather than the panels
+//   narrowed: a thread's cost is per row it visits, nearly whatever the panel's width
+//   ((10000, 1000) axis 0, k=10, one thread: a 1000-column panel 14.3 ms, two 500-column
+//   ones 28.7 ms); and k at most column_split_max_k: each part keeps its own k best, so the
+//   insertions grow with the parts (2 threads, (10000, 1000) random, against narrowed
+//   panels: k = 1 4.3 ms / 6.7, k = 4 4.5 / 7.5, k = 10 6.0 / 7.1, k = 16 7.4 / 9.5, k = 24
+//   13.2 / 13.0, k = 32 14.5 / 10.9; ascending columns, k = 10, 40% faster). Its merge
+//   carries each candidate's place in the low bits of its index: hence column_split_max_n
+//   (at most 2^48) and column_split_max_candidates (at most 2^15);
+// - column_words_max_rows (at most 2^31): columns of keys of 32 bits or fewer keep packed
+//   words when the walk has fewer rows than this, else (key, index) pairs;
+// - column_min_buffer: the smallest candidate buffer of a column (k > SORTED_K only);
+// - column_sample_factor, column_spread_share: see `sampled_bounds`.
 constexpr int64_t COLUMNS_MAX_K = SORTED_K;
+// The most rows of a group (column_rows' upper bound).
+constexpr int64_t COLUMN_ROWS_MAX = 32;
 
 namespace columns_detail {
 
-// The smallest candidate buffer of a column (k > SORTED_K only).
-constexpr int64_t MIN_BUFFER = 32;
-// Rows of a column whose maximum is kept apart inside each group of COLUMN_ROWS: a column
+// Rows of a column whose maximum is kept apart inside each group of column_rows: a column
 // whose group maximum can enter has only the sub-groups that can enter read (on random
 // columns usually one of eight), not every row of the group.
 constexpr int64_t SUB_ROWS = 4;
-constexpr int64_t MAX_GROUPS = (COLUMN_ROWS + SUB_ROWS - 1) / SUB_ROWS;
-// Columns take a sampled first bound (`sampled_bounds`) when the axis is at least this many
-// times the 2k sampled rows: the sample then costs at most 1/8 of a read.
-constexpr int64_t SAMPLE_MIN_FACTOR = 8;
-// The spread sample of `sampled_bounds` reads 1/SPREAD_SHARE of the axis.
-constexpr int64_t SPREAD_SHARE = 16;
-// Below this many elements a call runs on one thread (the driver's PARALLEL_MIN).
-constexpr int64_t PARALLEL_MIN = int64_t(1) << 15;
-// A task holds about this many elements at least, and each thread gets about TASKS_PER_THREAD
-// tasks (as the driver's row strategies).
-constexpr int64_t TASK_MIN = int64_t(1) << 14;
-constexpr int64_t TASKS_PER_THREAD = 8;
+constexpr int64_t MAX_GROUPS = (COLUMN_ROWS_MAX + SUB_ROWS - 1) / SUB_ROWS;
 
 // The lowest set bit of a 4-bit mask (0 for none, never asked).
 constexpr int LOWEST_BIT[16] = {0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0};
@@ -152,7 +143,7 @@ inline void min_of(const U* __restrict part, int64_t width, U* __restrict least)
 // slots from k on hold FREE_WORD, which is never the least.
 constexpr int64_t EMPTY_WORD = INT64_MIN;
 constexpr int64_t FREE_WORD = INT64_MAX;
-constexpr int64_t PACKED_MAX_ROWS = int64_t(1) << 31;
+constexpr int64_t PACKED_MAX_ROWS = int64_t(1) << 31;  // real words are EMPTY_WORD + this or more
 
 // Replaces `least`, the least of words[:W] (each word there is distinct), by `w` when `w` is
 // larger, without a branch; returns the new least.
@@ -176,9 +167,13 @@ public:
     using U = typename KeyT::type;
 
     // `rows`: the most rows a walk will take (packed words need indices below 2^31).
-    Walker(int64_t panel, int64_t k, U flip, int64_t rows)
-        : panel_(panel), k_(k), cap_(k <= SORTED_K ? k : std::max(2 * k, MIN_BUFFER)),
-          slots_(sizeof(U) <= 4 && rows < PACKED_MAX_ROWS ? slots_for(k) : 0), flip_(flip),
+    Walker(const Tuning& t, int64_t panel, int64_t k, U flip, int64_t rows)
+        : panel_(panel), k_(k),
+          cap_(k <= SORTED_K ? k : std::max(2 * k, t.column_min_buffer)),
+          group_rows_(t.column_rows), sample_factor_(t.column_sample_factor),
+          spread_share_(t.column_spread_share),
+          slots_(sizeof(U) <= 4 && rows < t.column_words_max_rows ? slots_for(k) : 0),
+          flip_(flip),
           top_(size_t(panel)), lo_(size_t(panel)), gate_(size_t(panel)), least_(size_t(panel)),
           sub_(size_t(MAX_GROUPS * panel)), keys_(slots_ ? 0 : size_t(panel * cap_)),
           idx_(size_t(panel * cap_)), cnt_(size_t(panel)), words_(size_t(panel * slots_)),
@@ -199,8 +194,8 @@ public:
         std::fill(closed_.begin(), closed_.begin() + width, uint8_t(0));
         sampled_bounds(base, stride, n, width);
         std::copy(lo_.begin(), lo_.begin() + width, gate_.begin());
-        for (int64_t r0 = 0; r0 < n; r0 += COLUMN_ROWS) {
-            const int64_t h = std::min(COLUMN_ROWS, n - r0);
+        for (int64_t r0 = 0; r0 < n; r0 += group_rows_) {
+            const int64_t h = std::min(group_rows_, n - r0);
             const int64_t groups = group_maxima(base, stride, r0, h, width);
             switch (slots_) {
                 case 8: insert_small<8>(base, stride, r0, h, groups, width); break;
@@ -214,7 +209,7 @@ public:
         if (slots_) unpack_words(width);
         for (int64_t c = 0; c < width; ++c) {
             const int64_t count = cnt_[size_t(c)];
-            if (count < k) throw std::logic_error("axisops._core: a column kept fewer than k");
+            if (count < k) input_changed();
             if (k > SORTED_K) finish_best(keys_.data() + c * cap_, idx_.data() + c * cap_, count, k,
                                           sorted);
         }
@@ -222,9 +217,14 @@ public:
 
     // Column c's k best indices (along the walked rows).
     const int64_t* best(int64_t c) const { return idx_.data() + c * cap_; }
+    // How the columns keep their best: 8, 16 or 32 packed words, or (key, index) pairs (0).
+    int slots() const { return slots_; }
+    // Whether a walk took sampled first bounds.
+    bool sampled() const { return sampled_; }
 
 private:
-    int64_t panel_, k_, cap_;
+    int64_t panel_, k_, cap_, group_rows_, sample_factor_, spread_share_;
+    bool sampled_ = false;
     int slots_;  // packed words a column keeps (8, 16 or 32), or 0 for (key, index) pairs
     U flip_;
     std::vector<U> top_, lo_, gate_, least_, sub_, keys_;
@@ -250,7 +250,7 @@ private:
 
     // Each column's first bounds (`runs_bound`), raised into lo: from the middle k rows and
     // from the last k rows (runs of one row), and, on a long enough axis, from k runs of
-    // n / (SPREAD_SHARE * k) rows around the middle.
+    // n / (column_spread_share * k) rows around the middle.
     //
     // Without the first two, a column that rises along the axis (sorted input, or descending
     // input with largest=False) inserts every element, at O(k) each; with them, rising and
@@ -260,8 +260,9 @@ private:
     // the axis is too short to sample.
     void sampled_bounds(const U* base, int64_t stride, int64_t n, int64_t width) {
         const int64_t k = k_, mid = n / 2;
-        if (n < SAMPLE_MIN_FACTOR * 2 * k || mid + k > n - k) return;
-        const int64_t span = n / (SPREAD_SHARE * k);
+        if (n < sample_factor_ * 2 * k || mid + k > n - k) return;
+        sampled_ = true;
+        const int64_t span = n / (spread_share_ * k);
         runs_bound(base, stride, mid, 1, width);
         runs_bound(base, stride, n - k, 1, width);
         if (span >= 2) runs_bound(base, stride, (n - k * span) / 2, span, width);
@@ -425,10 +426,11 @@ private:
     }
 };
 
-// Panels per task: about TASK_MIN elements at least, about TASKS_PER_THREAD tasks a thread.
-inline int64_t panels_per_task(int64_t count, int64_t panel_elements, int threads) {
-    const int64_t least = ceil_div(TASK_MIN, std::max<int64_t>(1, panel_elements));
-    const int64_t even = ceil_div(count, int64_t(threads) * TASKS_PER_THREAD);
+// Panels per task: about task_min elements at least, about tasks_per_thread tasks a thread.
+inline int64_t panels_per_task(const Tuning& t, int64_t count, int64_t panel_elements,
+                               int threads) {
+    const int64_t least = ceil_div(t.task_min, std::max<int64_t>(1, panel_elements));
+    const int64_t even = ceil_div(count, int64_t(threads) * t.tasks_per_thread);
     return std::max<int64_t>(1, std::max(least, even));
 }
 
@@ -440,18 +442,32 @@ inline bool columns_fit(const Sequences& s) {
 }
 
 // The driver's choice: many unit-stride-apart sequences and a small k.
-inline bool columns_apply(const Sequences& s, int64_t k) {
-    return s.stride != 1 && s.inner_unit() && s.inner >= 16 && k <= COLUMNS_MAX_K && 8 * k < s.n;
+inline bool columns_apply(const Tuning& t, const Sequences& s, int64_t k) {
+    return s.stride != 1 && s.inner_unit() && s.inner >= t.columns_min_inner &&
+           k <= COLUMNS_MAX_K && 8 * k < s.n;
 }
 
 // Whether the columns cut the axis across threads: fewer full panels than threads, the axis
 // long enough, a small k, and the call big enough for threads at all.
-inline bool columns_split_applies(const Sequences& s, int64_t k, int threads) {
-    return threads > 1 && columns_detail::panels(s, COLUMN_PANEL) < threads &&
-           COLUMN_SPLIT_MIN <= s.n && s.n < COLUMN_SPLIT_MAX_N && k <= COLUMN_SPLIT_MAX_K &&
-           threads * k < COLUMN_SPLIT_MAX_CANDIDATES &&
-           s.count() * s.n >= columns_detail::PARALLEL_MIN;
+inline bool columns_split_applies(const Tuning& t, const Sequences& s, int64_t k, int threads) {
+    return threads > 1 && columns_detail::panels(s, t.column_panel) < threads &&
+           t.column_split_min <= s.n && s.n < t.column_split_max_n &&
+           k <= t.column_split_max_k && threads * k < t.column_split_max_candidates &&
+           s.count() * s.n >= t.parallel_min;
 }
+
+namespace columns_detail {
+
+// The paths a walker took.
+template <class KeyT>
+void mark_paths(const Walker<KeyT>& w, int64_t k, LocalTrace& trace) {
+    trace.mark(w.slots() ? Path::topk_columns_words
+               : k <= SORTED_K ? Path::topk_columns_pairs
+                               : Path::topk_columns_buffered);
+    if (w.sampled()) trace.mark(Path::topk_columns_sampled);
+}
+
+}  // namespace columns_detail
 
 // The columns strategy: panels of neighbouring sequences as the pool's tasks (narrowed so
 // every thread has one when there are fewer full panels than threads).
@@ -460,16 +476,19 @@ void topk_columns(const TopKJob<KeyT>& job, int threads) {
     using namespace columns_detail;
     using U = typename KeyT::type;
     const Sequences& s = job.seqs;
+    const Tuning& tune = job.tune;
     const int64_t n = s.n, k = job.k, inner = s.inner;
-    int64_t panel = std::min(inner, COLUMN_PANEL);
-    if (panels(s, COLUMN_PANEL) < threads)  // cut panels so every thread has one
-        panel = std::min(inner, std::max<int64_t>(16, ceil_div(inner, threads)));
+    int64_t panel = std::min(inner, tune.column_panel);
+    if (panels(s, tune.column_panel) < threads)  // cut panels so every thread has one
+        panel = std::min(inner, std::max<int64_t>(std::min<int64_t>(16, tune.column_panel),
+                                                  ceil_div(inner, threads)));
     const int64_t per_outer = ceil_div(inner, panel);
     const int64_t count = s.outer * per_outer;
-    const int use = count * panel * n >= PARALLEL_MIN ? threads : 1;
-    const int64_t per = panels_per_task(count, panel * n, use);
+    const int use = count * panel * n >= tune.parallel_min ? threads : 1;
+    const int64_t per = panels_per_task(tune, count, panel * n, use);
     parallel_for(ceil_div(count, per), use, [&](int64_t t) {
-        Walker<KeyT> walker(panel, k, job.flip, n);
+        Walker<KeyT> walker(tune, panel, k, job.flip, n);
+        LocalTrace trace(job.trace);
         for (int64_t p = t * per; p < std::min(count, (t + 1) * per); ++p) {
             const int64_t o = p / per_outer;
             const int64_t c0 = (p - o * per_outer) * panel;
@@ -477,6 +496,7 @@ void topk_columns(const TopKJob<KeyT>& job, int threads) {
             const int64_t q0 = o * inner + c0;
             const U* base = job.seq(q0);
             walker.walk(base, s.stride, n, width, job.sorted);
+            mark_paths(walker, k, trace);
             for (int64_t j = 0; j < k; ++j) {
                 const int64_t at = (o * k + j) * inner + c0;
                 U* vals = job.out_vals + at;
@@ -510,14 +530,16 @@ void topk_columns_split(const TopKJob<KeyT>& job, int threads) {
     const int64_t m = offset[size_t(parts)];  // candidates per sequence
     int shift = 0;
     while ((int64_t(1) << shift) < m) ++shift;
-    if (n >= COLUMN_SPLIT_MAX_N || m >= COLUMN_SPLIT_MAX_CANDIDATES) {
+    if (n >= job.tune.column_split_max_n || m >= job.tune.column_split_max_candidates) {
+        job.trace.mark(Path::topk_column_split_fallback);
         topk_columns(job, threads);  // a place would not fit beside an index (forced only)
         return;
     }
+    job.trace.mark(Path::topk_column_split);
     // Sequence q's candidates from part r: cvals/cidx[q * m + offset[r] + j].
     std::vector<U> cvals(size_t(seqs * m));
     std::vector<int64_t> cidx(size_t(seqs * m));
-    const int64_t panel = std::min(inner, COLUMN_PANEL);
+    const int64_t panel = std::min(inner, job.tune.column_panel);
     const int64_t per_outer = ceil_div(inner, panel);
     const int64_t count = s.outer * per_outer;
     parallel_for(parts * count, threads, [&](int64_t t) {
@@ -529,8 +551,10 @@ void topk_columns_split(const TopKJob<KeyT>& job, int threads) {
         const int64_t width = std::min(panel, inner - c0);
         const int64_t q0 = o * inner + c0;
         const U* base = job.seq(q0) + p0 * s.stride;
-        Walker<KeyT> walker(panel, kp, job.flip, rows);
+        Walker<KeyT> walker(job.tune, panel, kp, job.flip, rows);
         walker.walk(base, s.stride, rows, width, false);
+        LocalTrace trace(job.trace);
+        mark_paths(walker, kp, trace);
         for (int64_t c = 0; c < width; ++c) {
             const int64_t* best = walker.best(c);
             U* vals = cvals.data() + (q0 + c) * m + offset[size_t(r)];

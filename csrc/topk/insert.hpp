@@ -24,15 +24,14 @@
 
 namespace axisops {
 
-// Keys of at most this many bytes travel with their index in one 64-bit word.
+// Keys of at most this many bytes travel with their index in one 64-bit word (for indices
+// below the tuning's words_max_n).
 constexpr int PACKED_MAX_BYTES = 4;
-// Up to this k, packed keys are selected by k maximum reductions, whose cost does not
-// depend on the data (measured with the Numba kernels, float32, one thread, ns a row,
-// extraction against the radix sort: (64, k=48) 464 vs 757, (128, 64) 919 vs 1079,
-// (512, 64) 2840 vs 3331).
-constexpr int64_t EXTRACT_MAX_K = 64;
-// Keys per tile: sequences back to back in memory get their keys in one pass.
-constexpr int64_t INSERT_CHUNK = 8192;
+// Up to the tuning's extract_max_k, packed keys are selected by k maximum reductions, whose
+// cost does not depend on the data (measured with the Numba kernels, float32, one thread, ns
+// a row, extraction against the radix sort: (64, k=48) 464 vs 757, (128, 64) 919 vs 1079,
+// (512, 64) 2840 vs 3331). Keys go to a tile of about insert_chunk keys: sequences back to
+// back in memory get their keys in one pass.
 
 namespace insert_detail {
 
@@ -97,11 +96,11 @@ void insert_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
                  const typename KeyT::type* tile, uint64_t* words,
                  typename KeyT::type* ckeys, int64_t* cidx) {
     const int64_t n = job.seqs.n, k = job.k;
-    constexpr bool packed = sizeof(typename KeyT::type) <= PACKED_MAX_BYTES;
+    const bool packed = words != nullptr;
     for (int64_t r = 0; r < rows; ++r) {
         const auto* keys = tile + r * n;
         int64_t count = 0;
-        if constexpr (packed) {
+        if (packed) {
             for (int64_t i = 0; i < n; ++i) count = insert_word(words, count, k, pack(keys[i], i));
             for (int64_t j = 0; j < k; ++j) cidx[j] = unpack_index(words[j]);
         } else {
@@ -118,15 +117,19 @@ template <class KeyT>
 void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     using U = typename KeyT::type;
     const Sequences& s = job.seqs;
+    const Tuning& t = job.tune;
     const int64_t n = s.n, k = job.k;
-    constexpr bool packed = sizeof(U) <= PACKED_MAX_BYTES;
-    const bool extract = packed && k <= EXTRACT_MAX_K && n < int64_t(LOW32);
-    const int64_t per_tile = std::max<int64_t>(2, INSERT_CHUNK / n / 2 * 2);
+    const bool packed = sizeof(U) <= PACKED_MAX_BYTES && n < t.words_max_n;
+    const bool extract = packed && k <= t.extract_max_k;
+    const int64_t per_tile = std::max<int64_t>(2, t.insert_chunk / n / 2 * 2);
     std::vector<U> tile(static_cast<std::size_t>(per_tile * n));
     std::vector<int64_t> signed_words(extract ? size_t(2 * n) : 0);
     std::vector<uint64_t> words(packed && !extract ? size_t(k) : 0);
     std::vector<U> ckeys(packed ? 0 : size_t(k));
     std::vector<int64_t> cidx(static_cast<std::size_t>(k));
+    LocalTrace trace(job.trace);
+    trace.mark(extract ? Path::topk_extract : packed ? Path::topk_insert_words
+                                                      : Path::topk_insert_pairs);
     for (int64_t t0 = q0; t0 < q1;) {
         const int64_t rows = std::min(per_tile, q1 - t0);
         // Sequences back to back in memory (the rows of a C-order array) in one pass.
@@ -141,7 +144,8 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
         if (extract) {
             insert_detail::extract_rows(job, t0, rows, tile.data(), signed_words.data());
         } else {
-            insert_detail::insert_rows(job, t0, rows, tile.data(), words.data(), ckeys.data(),
+            insert_detail::insert_rows(job, t0, rows, tile.data(),
+                                       packed ? words.data() : nullptr, ckeys.data(),
                                        cidx.data());
         }
         t0 += rows;

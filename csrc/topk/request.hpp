@@ -6,6 +6,7 @@
 
 #include "common/keys.hpp"
 #include "common/layout.hpp"
+#include "common/tuning.hpp"
 
 namespace axisops {
 
@@ -22,6 +23,7 @@ struct TopKRequest {
     int threads = 1;
     std::string strategy;  // "" chooses; tests force one by name
     int64_t segment = 0;   // 0 chooses; tests force a scan segment length
+    Tuning tune = current_tuning();
 };
 
 // Runs `req`; throws std::invalid_argument for an unknown strategy name.
@@ -44,6 +46,8 @@ struct TopKJob {
     int64_t segment;
     U* out_vals;
     int64_t* out_idx;
+    const Tuning& tune;
+    Trace& trace;
 
     U key(U bits) const { return KeyT::of(bits, flip); }
     const U* seq(int64_t q) const { return seqs.at<U>(q); }

@@ -4,7 +4,7 @@
 // elements is taken, vectorised (straight from the input at unit stride, through a small key
 // tile otherwise). A block whose maximum is below the acceptance bound `lo` is skipped whole;
 // only the elements of the others have their keys computed again and become candidates. `lo`
-// rises two ways: when the candidate buffer (2k entries, at least MIN_BUFFER) fills, it is
+// rises two ways: when the candidate buffer (2k entries, at least scan_min_buffer) fills, it is
 // compacted to its k best and `lo` becomes one above the worst kept key (later elements that
 // tie it have higher indices and lose); and when a segment has at least k blocks, a bound at
 // or just below the k-th largest block maximum is a lower bound of the k-th best key (k blocks
@@ -21,7 +21,7 @@
 // sequence is scanned again from the sure one.
 //
 // Where many blocks are expected to qualify (a large k against the segment), the maxima pass
-// also keeps each *band* of BAND_ROWS rows' block maxima apart, and only the bands of a
+// also keeps each *band* of band_rows rows' block maxima apart, and only the bands of a
 // block that reach the bound are read: about a third of its elements instead of all.
 //
 // One sequence too long for one thread is cut into parts (`topk_scan_split`), each scanned
@@ -40,6 +40,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "common/order.hpp"
 #include "common/pool.hpp"
 #include "topk/request.hpp"
@@ -55,37 +56,29 @@ namespace scan_detail {
 
 // Elements per block whose maximum bounds them all.
 constexpr int64_t BLOCK = 16;
-// Keys per segment tile at other strides: 32 KiB, so a tile stays in L1 while scanned.
-constexpr int64_t SEGMENT_BYTES = 32768;
-// Elements per segment at unit stride, where block maxima come straight from the input: more
-// blocks per segment give tighter bounds (measured best at 32K).
-constexpr int64_t UNIT_SEGMENT = 32768;
-// The smallest candidate buffer: for tiny k, compacting every 2k candidates costs more than
-// the few extra candidates a larger buffer holds.
-constexpr int64_t MIN_BUFFER = 64;
-// Sequences of at least this many segments first take a bound from a sample of segments
-// spread over the sequence (the last, the middle, ...), which then costs at most 1/8 of one
-// extra read (from 4 segments on, the (32, 128000) sampling rows read half again as much) ...
-constexpr int64_t SAMPLE_MIN_SEGMENTS = 16;
-// ... two segments, and one more per SAMPLE_K of k, up to SAMPLE_MAX: a bound from s segments
-// lets about k / s blocks qualify in each segment until the running k best catch up, k more
-// blocks each time the scanned length doubles. Measured, float16 (1, 10M) k=1000, one part
-// of 5M: 7370 qualifying blocks with 2 segments, 4270 with 15 (each costs about 45 ns of
-// checks; a sampled segment about 4 us).
-constexpr int64_t SAMPLE_K = 64;
-constexpr int64_t SAMPLE_MAX = 16;
-// Rows of a segment's layout whose block maxima are also kept apart (a *band*), when k is at
-// least BAND_MIN_K: the candidates of a block are then looked for only in the bands of it
-// that reach the bound, usually one of three (each candidate check is a scalar read of a line
-// the maxima pass left in L2; with k = 100 of 10000 they were half the row's time) ...
-constexpr int64_t BAND_ROWS = 6;
-// ... for k from this on (below, the few blocks checked cost less than keeping bands), in
-// segments where at least one block in BAND_SHARE is expected to qualify (k in a sequence's
-// first segment, then as many as in the one before): where the bound is already tight, the
-// bands' upkeep in the maxima pass is all cost (measured: 12-15% slower on (32, 128000) k=50
-// and (1, 10M) k=1000 with bands in every segment).
-constexpr int64_t BAND_MIN_K = 24;
-constexpr int64_t BAND_SHARE = 16;
+// The scan's size switches are fields of the call's Tuning (common/tuning.hpp):
+// - segment_bytes: keys per segment tile at other strides (32 KiB, so a tile stays in L1
+//   while scanned); unit_segment: elements per segment at unit stride, where block maxima
+//   come straight from the input (more blocks per segment give tighter bounds; measured
+//   best at 32K);
+// - scan_min_buffer: the smallest candidate buffer (for tiny k, compacting every 2k
+//   candidates costs more than the few extra candidates a larger buffer holds);
+// - sample_min_segments: sequences of at least this many segments first take a bound from a
+//   sample of segments spread over the sequence (the last, the middle, ...), which then
+//   costs at most 1/8 of one extra read; two segments, and one more per sample_k of k, up to
+//   sample_max: a bound from s segments lets about k / s blocks qualify in each segment until
+//   the running k best catch up, k more blocks each time the scanned length doubles
+//   (float16 (1, 10M) k=1000, one part of 5M: 7370 qualifying blocks with 2 segments, 4270
+//   with 15; each costs about 45 ns of checks, a sampled segment about 4 us);
+// - band_rows: rows of a segment's layout whose block maxima are also kept apart (a *band*),
+//   when k is at least band_min_k: the candidates of a block are then looked for only in the
+//   bands of it that reach the bound, usually one of three (each candidate check is a scalar
+//   read of a line the maxima pass left in L2; with k = 100 of 10000 they were half the
+//   row's time), in segments where at least one block in band_share is expected to qualify
+//   (k in a sequence's first segment, then as many as in the one before): where the bound is
+//   already tight, the bands' upkeep in the maxima pass is all cost (12-15% slower on
+//   (32, 128000) k=50 and (1, 10M) k=1000 with bands in every segment);
+// - hope_min_samples: see below.
 // A band height that makes one band of any segment.
 constexpr int64_t ONE_BAND = int64_t(1) << 30;
 // The most rows a segment's layout has (see `block_layout`), and so the most bands.
@@ -98,7 +91,7 @@ constexpr int RADIX_BITS = 10;
 constexpr int64_t BOUND_SLACK = 16;
 // Values per group in `bound_by_groups`.
 constexpr int64_t GROUP = 8;
-// A sample of at least HOPE_MIN_SAMPLES segments may give a *hoped-for* first bound: s of a
+// A sample of at least hope_min_samples segments may give a *hoped-for* first bound: s of a
 // sequence's S segments hold about k * s / S of its k best, so the bound that many of the
 // sample's block maxima reach (plus HOPE_SIGMAS standard deviations, plus HOPE_SLACK) is very
 // likely below the k-th best, and far above the sure bound (the one k maxima reach). A scan
@@ -109,7 +102,6 @@ constexpr int64_t GROUP = 8;
 // segments per 5M part, the hope at rank 142 of their 30K maxima, not 1000): float16 1.18 ->
 // 1.04 ms, float32 1.50 -> 1.33, int32 1.30 -> 1.15; ascending and interleaved ascending (no
 // hope taken) 2-4% slower.
-constexpr int64_t HOPE_MIN_SAMPLES = 4;
 constexpr double HOPE_SIGMAS = 4.0;
 constexpr int64_t HOPE_SLACK = 4;
 
@@ -119,16 +111,18 @@ constexpr int64_t MAX_SEGMENT = int64_t(1) << 24;
 
 // The segment length a job asks for: 0 chooses (unit strides need no key tile, so longer
 // segments pay off there).
-inline int64_t segment_length(int64_t requested, int64_t stride, int itemsize) {
+inline int64_t segment_length(const Tuning& t, int64_t requested, int64_t stride,
+                              int itemsize) {
     if (requested > 0) return std::min(requested, MAX_SEGMENT);
-    return stride == 1 ? UNIT_SEGMENT : SEGMENT_BYTES / itemsize;
+    if (stride == 1) return t.unit_segment;
+    return std::max<int64_t>(1, t.segment_bytes / itemsize);
 }
 
 // How many segments (of at most `seg` elements) of a sequence of n give its first bound.
-inline int64_t samples(int64_t n, int64_t seg, int64_t k) {
+inline int64_t samples(const Tuning& t, int64_t n, int64_t seg, int64_t k) {
     const int64_t parts = (n + seg - 1) / seg;
-    if (parts < SAMPLE_MIN_SEGMENTS) return 0;
-    return std::max<int64_t>(2, std::min({k / SAMPLE_K, SAMPLE_MAX, parts / 8}));
+    if (parts < t.sample_min_segments) return 0;
+    return std::max<int64_t>(2, std::min({k / t.sample_k, t.sample_max, parts / 8}));
 }
 
 // Block j of a segment of m elements holds elements r * blocks + j (r < rows). Rows are
@@ -417,8 +411,8 @@ struct ScanStats {
 // float32 (1000, 10000) k=100: 11.3M -> 6.8M instructions against pairs).
 template <class U>
 void finish_candidates(U* keys, int64_t* idx, uint64_t* words, int64_t c, int64_t k,
-                       bool do_sort, int64_t n) {
-    if (sizeof(U) > 4 || k <= SORTED_K || n >= int64_t(LOW32)) {
+                       bool do_sort) {
+    if (words == nullptr) {
         finish_best(keys, idx, c, k, do_sort);
         return;
     }
@@ -431,18 +425,22 @@ void finish_candidates(U* keys, int64_t* idx, uint64_t* words, int64_t c, int64_
 
 // Finds candidates for the k best keys of sequences of n elements (one sequence at a time,
 // reusing its buffers). Each thread has its own. `band_rows` is for tests (0 chooses).
+// Keys of up to 32 bits with indices below the tuning's words_max_n finish as packed words
+// (`finish_candidates`).
 template <class KeyT>
 class Scanner {
 public:
     using U = typename KeyT::type;
 
-    Scanner(int64_t n, int64_t stride, int64_t k, int64_t seg, U flip, int64_t band_rows = 0)
+    Scanner(const Tuning& t, int64_t n, int64_t stride, int64_t k, int64_t seg, U flip,
+            int64_t band_rows = 0)
         : n_(n), stride_(stride), k_(k), seg_(std::max<int64_t>(1, std::min(seg, n))),
-          flip_(flip), unit_(stride == 1) {
+          flip_(flip), unit_(stride == 1), band_share_(t.band_share),
+          hope_min_samples_(t.hope_min_samples) {
         parts_ = (n_ + seg_ - 1) / seg_;
         step_ = (n_ + parts_ - 1) / parts_;  // equal segments, none of them a short tail
-        ns_ = samples(n_, seg_, k_);
-        band_rows_ = band_rows > 0 ? band_rows : k_ >= BAND_MIN_K ? BAND_ROWS : ONE_BAND;
+        ns_ = samples(t, n_, seg_, k_);
+        band_rows_ = band_rows > 0 ? band_rows : k_ >= t.band_min_k ? t.band_rows : ONE_BAND;
         const int64_t blocks = step_ / BLOCK + 64;
         const int64_t bmax_size = std::max<int64_t>(2, ns_) * blocks;
         tile_.resize(unit_ ? 1 : size_t(step_));
@@ -453,10 +451,11 @@ public:
         // insertion of at most SORTED_K values, or of the group maxima of every block maximum
         scratch_.resize(size_t(SORTED_K + bmax_size / GROUP + 1));
         counts_.resize((size_t(1) << RADIX_BITS) + 2);
-        cap_ = std::max<int64_t>(2 * k_, MIN_BUFFER);
+        cap_ = std::max<int64_t>(2 * k_, t.scan_min_buffer);
         ckeys_.resize(size_t(cap_));
         cidx_.resize(size_t(cap_));
-        words_.resize(sizeof(U) <= 4 && k_ > SORTED_K ? size_t(cap_) : 0);
+        words_ok_ = sizeof(U) <= 4 && k_ > SORTED_K && n_ < t.words_max_n;
+        words_.resize(words_ok_ ? size_t(cap_) : 0);
     }
 
     // Candidates for the k best of the sequence at src (element i at src[i * stride]): returns
@@ -476,8 +475,11 @@ public:
     // The k best of the c candidates sequence() found to the front of indices(), sorted
     // best first if do_sort.
     void finish(int64_t c, bool do_sort) {
-        finish_candidates(ckeys_.data(), cidx_.data(), words_.data(), c, k_, do_sort, n_);
+        finish_candidates(ckeys_.data(), cidx_.data(), words_ok_ ? words_.data() : nullptr, c,
+                          k_, do_sort);
     }
+    // Whether finish() packs keys and indices into words.
+    bool finishes_words() const { return words_ok_; }
     const ScanStats& stats() const { return stats_; }
     // Block maxima of elements s0 .. s0+m-1 of the sequence at src (for tests): into bmax,
     // and with more than one band of band_rows rows, each band's into bands().
@@ -523,7 +525,7 @@ private:
     // sample is too small or not spread.
     U hoped_bound(int64_t in_sample, int64_t blocks, U lo) {
         const int64_t rank = hope_rank(k_, ns_ * step_, n_);
-        if (ns_ < HOPE_MIN_SAMPLES || rank >= k_ || rank > in_sample) return lo;
+        if (ns_ < hope_min_samples_ || rank >= k_ || rank > in_sample) return lo;
         const U hope = kth_bound(bmax_.data(), in_sample, rank, scratch_.data(), counts_.data());
         if (hope <= lo) return lo;
         const int64_t first = block_layout(n_ - (parts_ - 1) * step_).blocks;  // sampled first
@@ -549,7 +551,7 @@ private:
                                        : (parts_ - 1 - ((it + ns_) * parts_) / ns_) * step_;
             const int64_t m = std::min(step_, n_ - s0);
             int64_t seg_rows = ONE_BAND;
-            if (it >= 0 && BAND_SHARE * expect >= block_layout(m).blocks) seg_rows = band_rows_;
+            if (it >= 0 && band_share_ * expect >= block_layout(m).blocks) seg_rows = band_rows_;
             const Layout L = segment_maxima(s0, m, bmax + sampled, seg_rows);
             const int64_t blocks = L.blocks;
             int64_t h = 0, count = 0;
@@ -671,6 +673,8 @@ private:
     const int64_t n_, stride_, k_, seg_;
     const U flip_;
     const bool unit_;
+    const int64_t band_share_, hope_min_samples_;
+    bool words_ok_ = false;
     int64_t parts_ = 0, step_ = 0, ns_ = 0, band_rows_ = 0, cap_ = 0;
     const U* src_ = nullptr;
     ScanStats stats_;
@@ -713,20 +717,40 @@ void merge_parts(const TopKJob<KeyT>& job, int64_t q, const typename KeyT::type*
 
 }  // namespace scan_detail
 
+namespace scan_detail {
+
+// The paths a scanner took, by its stats.
+template <class KeyT>
+void mark_paths(const Scanner<KeyT>& scanner, Trace& trace) {
+    const ScanStats& s = scanner.stats();
+    trace.mark(scanner.finishes_words() ? Path::topk_finish_words : Path::topk_finish_pairs);
+    if (s.sampled) trace.mark(Path::topk_scan_sampled);
+    if (s.hoped) trace.mark(Path::topk_scan_hoped);
+    if (s.rescans) trace.mark(Path::topk_scan_rescan);
+    if (s.banded) trace.mark(Path::topk_scan_banded);
+    if (s.compactions) trace.mark(Path::topk_scan_compacted);
+    if (s.rises) trace.mark(Path::topk_scan_rose);
+    if (s.all_largest) trace.mark(Path::topk_scan_all_largest);
+}
+
+}  // namespace scan_detail
+
 // The scan strategy for sequences q0 .. q1-1.
 template <class KeyT>
 void topk_scan_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     using U = typename KeyT::type;
     const Sequences& s = job.seqs;
-    const int64_t seg = scan_detail::segment_length(job.segment, s.stride, int(sizeof(U)));
-    scan_detail::Scanner<KeyT> scanner(s.n, s.stride, job.k, seg, job.flip);
+    const int64_t seg =
+        scan_detail::segment_length(job.tune, job.segment, s.stride, int(sizeof(U)));
+    scan_detail::Scanner<KeyT> scanner(job.tune, s.n, s.stride, job.k, seg, job.flip);
+    job.trace.mark(Path::topk_scan);
     for (int64_t q = q0; q < q1; ++q) {
         const int64_t c = scanner.sequence(job.seq(q));
-        if (c < job.k)
-            throw std::logic_error("axisops internal error: scan kept fewer than k candidates");
+        if (c < job.k) input_changed();
         scanner.finish(c, job.sorted);
         job.put_row(q, scanner.indices());
     }
+    scan_detail::mark_paths(scanner, job.trace);
 }
 
 // The scan of a few long sequences, each cut into parts across threads: every part is
@@ -740,7 +764,9 @@ void topk_scan_split(const TopKJob<KeyT>& job, int threads) {
     const Sequences& s = job.seqs;
     const int64_t n = s.n, k = job.k, count = s.count();
     const int64_t parts = std::min<int64_t>(std::max(2, job.threads), n);
-    const int64_t seg = scan_detail::segment_length(job.segment, s.stride, int(sizeof(U)));
+    const int64_t seg =
+        scan_detail::segment_length(job.tune, job.segment, s.stride, int(sizeof(U)));
+    job.trace.mark(Path::topk_scan_split);
     // Part p holds elements starts[p] .. starts[p+1]-1 of each sequence, and keeps its
     // min(k, length) best at bounds[p] .. bounds[p+1]-1 of that sequence's candidates.
     std::vector<int64_t> starts(size_t(parts + 1)), bounds(size_t(parts + 1));
@@ -757,12 +783,12 @@ void topk_scan_split(const TopKJob<KeyT>& job, int threads) {
         const int64_t p0 = starts[size_t(p)], len = starts[size_t(p + 1)] - p0;
         const int64_t kp = bounds[size_t(p + 1)] - bounds[size_t(p)];
         const U* src = job.seq(q) + p0 * s.stride;
-        scan_detail::Scanner<KeyT> scanner(len, s.stride, kp, seg, job.flip);
+        scan_detail::Scanner<KeyT> scanner(job.tune, len, s.stride, kp, seg, job.flip);
         const int64_t c = scanner.sequence(src);
-        if (c < kp)
-            throw std::logic_error("axisops internal error: scan kept fewer than k candidates");
+        if (c < kp) input_changed();
         int64_t* best = scanner.indices();
         scanner.finish(c, true);
+        scan_detail::mark_paths(scanner, job.trace);
         U* v = vals.data() + q * per_seq + bounds[size_t(p)];
         int64_t* w = idx.data() + q * per_seq + bounds[size_t(p)];
         for (int64_t j = 0; j < kp; ++j) {

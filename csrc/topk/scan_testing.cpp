@@ -91,8 +91,9 @@ nb::tuple sequence(const Raw& x, int kind, int64_t k, bool largest, int64_t segm
         using KeyT = decltype(key);
         using U = typename KeyT::type;
         const int64_t stride = int64_t(x.stride(0));
-        const int64_t seg = scan_detail::segment_length(segment, stride, int(sizeof(U)));
-        scan_detail::Scanner<KeyT> scanner(n, stride, k, seg, largest ? U(0) : U(~U(0)),
+        const Tuning tune = current_tuning();
+        const int64_t seg = scan_detail::segment_length(tune, segment, stride, int(sizeof(U)));
+        scan_detail::Scanner<KeyT> scanner(tune, n, stride, k, seg, largest ? U(0) : U(~U(0)),
                                            band_rows);
         const int64_t c = scanner.sequence(static_cast<const U*>(x.data()));
         const scan_detail::ScanStats& s = scanner.stats();
@@ -117,7 +118,7 @@ nb::tuple maxima(const Raw& x, int kind, int64_t m, int64_t band_rows) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;
         const int64_t stride = int64_t(x.stride(0));
-        scan_detail::Scanner<KeyT> scanner(m, stride, 1, m, U(0), band_rows);
+        scan_detail::Scanner<KeyT> scanner(current_tuning(), m, stride, 1, m, U(0), band_rows);
         std::vector<U> bmax(size_t(m / scan_detail::BLOCK + 64));
         const scan_detail::Layout L =
             scanner.maxima(static_cast<const U*>(x.data()), 0, m, bmax.data(), band_rows);
@@ -137,18 +138,12 @@ void bind_scan_testing(nb::module_& m) {
           nb::arg("largest"), nb::arg("segment"), nb::arg("band_rows"));
     m.def("_scan_maxima", &maxima, nb::arg("x"), nb::arg("kind"), nb::arg("m"),
           nb::arg("band_rows"));
+    // The scan's fixed constants (its size switches are in the tuning: _tuning()).
     m.attr("_SCAN_CONSTANTS") = nb::make_tuple(
         nb::make_tuple("BLOCK", scan_detail::BLOCK), nb::make_tuple("SORTED_K", SORTED_K),
         nb::make_tuple("GROUP", scan_detail::GROUP),
         nb::make_tuple("RADIX_BITS", scan_detail::RADIX_BITS),
-        nb::make_tuple("BOUND_SLACK", scan_detail::BOUND_SLACK),
-        nb::make_tuple("BAND_ROWS", scan_detail::BAND_ROWS),
-        nb::make_tuple("BAND_SHARE", scan_detail::BAND_SHARE),
-        nb::make_tuple("SAMPLE_K", scan_detail::SAMPLE_K),
-        nb::make_tuple("SAMPLE_MAX", scan_detail::SAMPLE_MAX),
-        nb::make_tuple("UNIT_SEGMENT", scan_detail::UNIT_SEGMENT),
-        nb::make_tuple("SEGMENT_BYTES", scan_detail::SEGMENT_BYTES),
-        nb::make_tuple("MIN_BUFFER", scan_detail::MIN_BUFFER));
+        nb::make_tuple("BOUND_SLACK", scan_detail::BOUND_SLACK));
 }
 
 }  // namespace axisops

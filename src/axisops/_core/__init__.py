@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from importlib.util import find_spec
 from types import ModuleType
 
-__all__ = ["LEVEL", "LEVELS", "available_levels", "kernels", "load"]
+__all__ = ["LEVEL", "LEVELS", "available_levels", "kernels", "load", "paths_taken", "tuned"]
 
 #: every level, lowest first.
 LEVELS = ("baseline", "avx2", "avx512")
@@ -67,3 +69,47 @@ def _choose() -> str:
 LEVEL = _choose()
 #: the kernel module in use.
 kernels = load(LEVEL)
+
+
+@contextmanager
+def tuned(**fields: int) -> Iterator[dict[str, int]]:
+    """Runs the block with the core's size switches ``fields`` changed (a test hook).
+
+    Every size switch of the core (where a sequence is cut across threads, how long a
+    part, a chunk or a segment is, how many candidates fit before another route takes
+    over) is a field of its tuning; shrinking them lets inputs of a few hundred elements
+    take the paths that otherwise only inputs of millions reach. Results never depend on
+    the tuning; only the time does. Yields the tuning in force; the previous one is back
+    afterwards. Not for concurrent use (the tuning is the process's).
+
+    >>> import numpy as np, axisops
+    >>> with tuned(select_split_min=64, select_part=32) as tuning:
+    ...     tuning["select_part"]
+    ...     int(axisops.kthvalue(np.arange(100.0), 7).values)
+    32
+    6
+    """
+    before = kernels._set_tuning(fields)
+    try:
+        yield kernels._tuning()
+    finally:
+        kernels._set_tuning(before)
+
+
+@contextmanager
+def paths_taken() -> Iterator[set[str]]:
+    """Collects the names of the strategies and paths the core's calls in the block took
+    (see ``kernels.PATHS``; a test hook, for one thread at a time).
+
+    >>> import numpy as np, axisops
+    >>> with paths_taken() as paths:
+    ...     _ = axisops.sort(np.arange(10, dtype=np.int32))
+    >>> sorted(paths)
+    ['sort_rows_words']
+    """
+    kernels._reset_paths()
+    taken: set[str] = set()
+    try:
+        yield taken
+    finally:
+        taken.update(kernels._paths())
