@@ -63,7 +63,7 @@ def ref_gather(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
         v = int(index[pos])
         src = list(pos)
         src[dim] = v + n if v < 0 else v
-        out[pos] = x[tuple(src)]
+        out[(*pos, ...)] = x[(*src, ...)]  # 0-d views: a bool scalar would make its byte 1
     return out
 
 
@@ -115,7 +115,9 @@ def ref_kthvalue(x: np.ndarray, k: int, axis: int = -1, keepdims: bool = False):
     """(value, int64 index) of the ``k``-th (1-based) of the stable ascending order."""
     values, indices = ref_sort(x, axis)
     axis %= values.ndim
-    v, i = np.take(values, k - 1, axis=axis), np.take(indices, k - 1, axis=axis)
+    # [k - 1] and squeeze: arrays even of 1-D x (a scalar would make a bool's byte 1).
+    v = np.take(values, [k - 1], axis=axis).squeeze(axis)
+    i = np.take(indices, [k - 1], axis=axis).squeeze(axis)
     if keepdims:
         v, i = np.expand_dims(v, axis), np.expand_dims(i, axis)
     return v, i

@@ -2,7 +2,8 @@
 
 Values are drawn from a small pool per dtype, so ties are the rule, mixed with
 the values that break naive implementations: NaN (with payloads and sign), ±inf,
-±0.0, subnormals, INT_MIN/INT_MAX, UINT64_MAX, 2^53+1 and friends.
+±0.0, subnormals, INT_MIN/INT_MAX, UINT64_MAX, 2^53+1 and friends, bools whose
+byte is 2 or 255.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def special_values(dtype: np.dtype) -> np.ndarray:
         out.real = part[:, None]
         out.imag = part[None, :3]
         return out.ravel()
-    if dtype == np.bool_:
-        return np.array([False, True])
+    if dtype == np.bool_:  # any non-zero byte is True (a view of uint8 data)
+        return np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
     info = np.iinfo(dtype)
     pool = {info.min, info.max, 0, 1, 2, info.max - 1, info.min + 1}
     if dtype.kind == "i":

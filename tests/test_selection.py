@@ -134,6 +134,35 @@ def test_every_special_value_in_every_position(dtype):
           *ref_partition(x, [0, n // 2, -1]))
 
 
+def test_bools_of_any_non_zero_byte_are_equal_trues_on_every_engine():
+    """A bool's byte may be any value (a view of uint8 data): every non-zero byte is True,
+    equal to the others (ties by lower index), and the values keep their bytes.  The
+    oracle (the "numpy" engine) and the core agree with tests/oracle.py, bit for bit."""
+    rows = np.array([[0, 2, 1, 255, 0, 1, 3, 0, 128], [255, 0, 0, 1, 2, 0, 1, 1, 0]],
+                    np.uint8).view(np.bool_)
+    for x, axis in ((rows, 0), (rows, 1), (rows[0], 0)):
+        n = x.shape[axis]
+        calls = [("topk", (x, k, axis), {"largest": largest}, ref_topk(x, k, axis, largest))
+                 for k in range(n + 1) for largest in (True, False)]
+        calls += [("kthvalue", (x, k, axis), {}, ref_kthvalue(x, k, axis))
+                  for k in range(1, n + 1)]
+        calls += [("median", (x, axis), {}, ref_kthvalue(x, (n - 1) // 2 + 1, axis))]
+        for descending in (False, True):
+            want = ref_sort(x, axis, descending)
+            calls += [("sort", (x, axis), {"descending": descending}, want[0]),
+                      ("argsort", (x, axis), {"descending": descending}, want[1])]
+        for kth in ([0], [1, -2], list(range(n))):
+            want = ref_partition(x, kth, axis)
+            calls += [("partition", (x, kth, axis), {}, want[0]),
+                      ("argpartition", (x, kth, axis), {}, want[1])]
+        for op, args, kwargs, want in calls:
+            for backend in ("cpu", "numpy"):
+                got = getattr(axisops, op)(*args, **kwargs, backend=backend)
+                for g, w in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, want)),
+                                strict=True):
+                    assert np.array_equal(bits(g), bits(w)), (backend, op, args[1:], kwargs)
+
+
 def test_median_is_the_lower_median_not_numpy_s():
     x = np.array([4.0, np.nan, 1.0, 2.0])
     assert np.isnan(np.median(x))

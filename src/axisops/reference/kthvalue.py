@@ -22,7 +22,9 @@ def kthvalue(x: np.ndarray, k: int, axis: int = -1) -> tuple[np.ndarray, np.ndar
     """
     values, indices = sort(x, axis)
     axis %= values.ndim
-    return (np.take(values, k - 1, axis=axis), np.take(indices, k - 1, axis=axis))
+    # [k - 1] and squeeze: arrays even of 1-D x (a scalar would make a bool's byte 1).
+    return (np.take(values, [k - 1], axis=axis).squeeze(axis),
+            np.take(indices, [k - 1], axis=axis).squeeze(axis))
 
 
 def median(x: np.ndarray, axis: int = -1) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .sort import _canonical
 from .topk import stable_order
 
 __all__ = ["argpartition", "partition"]
@@ -33,7 +32,7 @@ def argpartition(x: np.ndarray, kth: int | Sequence[int], axis: int = -1) -> np.
     moved = np.moveaxis(x, axis, -1)
     n = moved.shape[-1]
     kths = np.unique([k + n if k < 0 else k for k in np.ravel(kth).tolist()])
-    order = stable_order(_canonical(moved), False)
+    order = stable_order(moved, False)
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.broadcast_to(np.arange(n), order.shape), axis=-1)
     group = 2 * np.searchsorted(kths, rank, side="left") + np.isin(rank, kths)

@@ -21,14 +21,8 @@ def argsort(x: np.ndarray, axis: int = -1, descending: bool = False) -> np.ndarr
     [1, 0, 4, 2, 3]
     """
     x = np.asarray(x)
-    order = stable_order(np.moveaxis(_canonical(x), axis, -1), descending)
+    order = stable_order(np.moveaxis(x, axis, -1), descending)
     return np.ascontiguousarray(np.moveaxis(order, -1, axis), dtype=np.int64)
-
-
-def _canonical(x: np.ndarray) -> np.ndarray:
-    """``x`` for ordering: a bool whose byte is any non-zero value is True (NumPy itself
-    would order the bytes)."""
-    return x.view(np.uint8) != 0 if x.dtype == np.bool_ else x
 
 
 def sort(x: np.ndarray, axis: int = -1, descending: bool = False

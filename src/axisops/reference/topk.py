@@ -5,12 +5,16 @@ Ties go to the lower index in both directions: ``largest=False`` is the first
 sequence stably and reverses the order back, so equal elements still come in
 increasing index.  NumPy's sort puts NaN last (above +inf), keeps -0.0 and +0.0
 equal, and compares integers exactly; float16 and bfloat16 are compared as
-float32 (exact widening).  Values are taken from ``x`` itself, so their bits
-(NaN payloads, the sign of zero) survive.
+float32 (exact widening); a bool whose byte is any non-zero value is True (NumPy
+itself would order the bytes).  Values are taken from ``x`` itself, so their bits
+(NaN payloads, the sign of zero, a bool's byte) survive.
 
 >>> import numpy as np
 >>> topk(np.array([1.0, np.nan, 3.0, 3.0]), 3, 0, True)
 (array([nan,  3.,  3.]), array([1, 2, 3]))
+>>> values, indices = topk(np.array([0, 2, 1], np.uint8).view(bool), 2, 0, True)
+>>> values.view(np.uint8).tolist(), indices.tolist()
+([2, 1], [1, 2])
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ __all__ = ["stable_order", "topk"]
 def _sort_keys(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float16 or is_bfloat16(x.dtype):
         return x.astype(np.float32)
+    if x.dtype == np.bool_:
+        return x.view(np.uint8) != 0
     return x
 
 

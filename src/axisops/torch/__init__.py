@@ -46,6 +46,7 @@ from ..api import median as _median
 from ..api import take_along_axis as _take_along_axis
 from ..api import topk as _topk
 from ..errors import boundary
+from ..kernels.torch.dtypes import keep_bytes, reshape_bits
 from ..validation import (
     as_bool,
     check_out_pair,
@@ -98,7 +99,8 @@ def _write(result: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
                 stacklevel=4,
             )
         out.resize_(result.shape)
-    return out.copy_(result)
+    keep_bytes(out).copy_(keep_bytes(result))
+    return out
 
 
 @boundary("topk")
@@ -296,7 +298,7 @@ def take_along_dim(
         _refuse_autograd("take_along_dim", input)
     if dim is None:
         _need_tensor("indices", indices, "axisops.take_along_axis")
-        result = _take_along_axis(input.reshape(-1), indices.reshape(-1), axis=0)
+        result = _take_along_axis(reshape_bits(input, (-1,)), indices.reshape(-1), axis=0)
     else:
         result = _take_along_axis(input, indices, axis=dim)
     if out is None:
@@ -601,7 +603,7 @@ def median(
     if dim is None:
         if out is not None:
             _refuse_autograd("median", input)
-        value = _median(input.reshape(-1), 0).values
+        value = _median(reshape_bits(input, (-1,)), 0).values
         if as_bool("keepdim", keepdim):
             value = value.reshape((1,) * input.dim())
         if out is None:

@@ -95,7 +95,9 @@ def order_key(x: jax.Array, largest: bool) -> jax.Array:
         key = x
     elif dtype.kind == "i":
         key = lax.bitcast_convert_type(x.astype(jnp.int32), jnp.uint32) ^ _U32(_SIGN32)
-    else:  # bool and unsigned up to 32 bits
+    elif dtype == jnp.bool_:  # any non-zero byte is True: XLA converts the byte as it is
+        key = jnp.minimum(x.astype(jnp.uint32), _U32(1))
+    else:  # unsigned up to 32 bits
         key = x.astype(jnp.uint32)
     return key if largest else ~key
 

@@ -3,8 +3,11 @@
 Kernels move and compare *bits*: a float, a bool or an unsigned tensor is
 reinterpreted as the signed integer type of the same width (a view, never a
 copy), because torch and Triton support every operation on signed integers
-while many are missing for ``torch.uint16/32/64``.  Importing this module
-imports torch; the engines and the torch adapter import it lazily.
+while many are missing for ``torch.uint16/32/64``.  A bool's byte may be any
+value (any non-zero byte is True), and torch's copies of a bool tensor make
+every True byte 1, so a bool tensor is copied through its bytes
+(:func:`keep_bytes`).  Importing this module imports torch; the engines and the
+torch adapter import it lazily.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import torch
 from ...dtypes import bfloat16, supported_name
 from ...tracing import constant_while_tracing
 
-__all__ = ["SIGNED_BY_WIDTH", "numpy_dtype", "signed_view", "torch_dtype"]
+__all__ = ["SIGNED_BY_WIDTH", "contiguous_bits", "keep_bytes", "numpy_dtype", "reshape_bits",
+           "signed_view", "torch_dtype"]
 
 #: The signed integer type of each width in bytes.
 SIGNED_BY_WIDTH: dict[int, torch.dtype] = {
@@ -110,3 +114,24 @@ def signed_view(t: torch.Tensor) -> torch.Tensor:
     if width not in SIGNED_BY_WIDTH:
         return t
     return t.view(SIGNED_BY_WIDTH[width])
+
+
+def keep_bytes(t: torch.Tensor) -> torch.Tensor:
+    """A bool ``t`` as its bytes (a uint8 view) for an operation that may copy it; any
+    other tensor as it is.  View the result back with ``.view(torch.bool)``.
+
+    >>> t = torch.tensor([0, 2, 255], dtype=torch.uint8).view(torch.bool)
+    >>> t.clone().view(torch.uint8).tolist(), keep_bytes(t).clone().tolist()
+    ([0, 1, 1], [0, 2, 255])
+    """
+    return t.view(torch.uint8) if t.dtype == torch.bool else t
+
+
+def contiguous_bits(t: torch.Tensor) -> torch.Tensor:
+    """``t.contiguous()``, a bool's bytes kept."""
+    return t.contiguous() if t.dtype != torch.bool else keep_bytes(t).contiguous().view(t.dtype)
+
+
+def reshape_bits(t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
+    """``t.reshape(shape)``, a bool's bytes kept."""
+    return t.reshape(shape) if t.dtype != torch.bool else keep_bytes(t).reshape(shape).view(t.dtype)

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from ...validation import GatherSpec, TopKSpec, raise_index_error
-from .dtypes import SIGNED_BY_WIDTH, signed_view, torch_dtype
+from .dtypes import SIGNED_BY_WIDTH, contiguous_bits, signed_view, torch_dtype
 
 __all__ = [
     "as_index_dtype",
@@ -55,7 +55,7 @@ _INF_BITS = {
 
 
 def _unsigned_as_int64(t: torch.Tensor) -> torch.Tensor:
-    """Unsigned 8/16/32-bit (or bool) values, exactly, as int64."""
+    """Unsigned 8/16/32-bit values, exactly, as int64."""
     width = t.element_size() * 8
     return signed_view(t).to(torch.int64) & ((1 << width) - 1)
 
@@ -84,7 +84,9 @@ def order_key(x: torch.Tensor, largest: bool) -> torch.Tensor:
         key = _float_key(x)
     elif x.dtype == torch.uint64:
         key = signed_view(x) ^ _INT64_MIN
-    elif x.dtype == torch.bool or (not x.dtype.is_signed and x.element_size() < 8):
+    elif x.dtype == torch.bool:
+        key = (signed_view(x) != 0).to(torch.int64)  # any non-zero byte is True
+    elif not x.dtype.is_signed and x.element_size() < 8:
         key = _unsigned_as_int64(x)
     else:
         key = x.to(torch.int64)
@@ -147,7 +149,7 @@ def topk(x: torch.Tensor, spec: TopKSpec) -> tuple[torch.Tensor, torch.Tensor]:
         values = gather_bits(moved, -1, order)
         indices = as_index_dtype(order, index_dtype)
     return (
-        values.movedim(-1, spec.axis).contiguous(),
+        contiguous_bits(values.movedim(-1, spec.axis)),
         indices.movedim(-1, spec.axis).contiguous(),
     )
 

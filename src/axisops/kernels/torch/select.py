@@ -23,7 +23,7 @@ from __future__ import annotations
 import torch
 
 from ...validation import KthSpec, PartitionSpec, SortSpec
-from .dtypes import signed_view
+from .dtypes import contiguous_bits, signed_view
 from .ops import _INF_BITS, gather_bits, order_key
 
 __all__ = ["key32", "kthvalue", "partition", "sort", "stable_order"]
@@ -51,7 +51,7 @@ def key32(x: torch.Tensor) -> torch.Tensor:
 
     Floats: the magnitude's bits, negated for negatives (-0.0 and +0.0 both 0), and
     every NaN the int32 maximum, above +inf's bits; uint32 through a flip of the sign
-    bit; the other integer types and bool as they are.
+    bit; bool 1 for any non-zero byte; the other integer types as they are.
 
     >>> key32(torch.tensor([-0.0, 0.0, float("nan"), -1.0])).tolist()
     [0, 0, 2147483647, -1065353216]
@@ -65,8 +65,10 @@ def key32(x: torch.Tensor) -> torch.Tensor:
         return key.masked_fill_(magnitude > _INF_BITS[x.dtype], _INT32_MAX)
     if x.dtype == torch.uint32:
         return signed_view(x) ^ _INT32_MIN
-    if x.dtype in (torch.uint16, torch.bool):
-        return signed_view(x).to(torch.int32) & (2 ** (8 * x.element_size()) - 1)
+    if x.dtype == torch.bool:
+        return (signed_view(x) != 0).to(torch.int32)
+    if x.dtype == torch.uint16:
+        return signed_view(x).to(torch.int32) & 0xFFFF
     return x.to(torch.int32)
 
 
@@ -91,7 +93,7 @@ def sort(x: torch.Tensor, spec: SortSpec, values: bool = True, indices: bool = T
                 _empty_like(x, torch.int64) if indices else None)
     moved = x.movedim(spec.axis, -1)
     order = stable_order(moved, spec.descending)
-    got_values = gather_bits(moved, -1, order).movedim(-1, spec.axis).contiguous() \
+    got_values = contiguous_bits(gather_bits(moved, -1, order).movedim(-1, spec.axis)) \
         if values else None
     got_indices = order.movedim(-1, spec.axis).contiguous() if indices else None
     return got_values, got_indices
@@ -114,7 +116,7 @@ def kthvalue(x: torch.Tensor, spec: KthSpec) -> tuple[torch.Tensor, torch.Tensor
     moved = x.movedim(spec.axis, -1)
     order = stable_order(moved, False)[..., spec.k - 1:spec.k]
     values = gather_bits(moved, -1, order)
-    return values.reshape(shape).contiguous(), order.reshape(shape).contiguous()
+    return contiguous_bits(values.reshape(shape)), order.reshape(shape).contiguous()
 
 
 def partition(x: torch.Tensor, spec: PartitionSpec, values: bool = True,
@@ -144,7 +146,7 @@ def partition(x: torch.Tensor, spec: PartitionSpec, values: bool = True,
         result = torch.sort(group, dim=-1, stable=True).indices
     else:  # one group: index order
         result = torch.arange(n, device=x.device).expand(moved.shape)
-    got_values = gather_bits(moved, -1, result).movedim(-1, spec.axis).contiguous() \
+    got_values = contiguous_bits(gather_bits(moved, -1, result).movedim(-1, spec.axis)) \
         if values else None
     got_indices = result.movedim(-1, spec.axis).contiguous() if indices else None
     return got_values, got_indices

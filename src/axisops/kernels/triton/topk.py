@@ -72,9 +72,9 @@ MIN_BLOCK, MAX_BLOCK = 32, 1024
 
 SENTINEL = tl.constexpr(-(2**63))
 
-# (kind, width in bits, magnitude bits of +inf): kind 0 signed, 1 unsigned/bool, 2 float.
+# (kind, width in bits, magnitude bits of +inf): kind 0 signed, 1 unsigned, 2 float, 3 bool.
 _FORMATS: dict[torch.dtype, tuple[int, int, int]] = {
-    torch.bool: (1, 8, 0),
+    torch.bool: (3, 8, 0),
     torch.uint8: (1, 8, 0),
     torch.int8: (0, 8, 0),
     torch.int16: (0, 16, 0),
@@ -97,6 +97,8 @@ def _order_key(raw, KIND: tl.constexpr, WIDTH: tl.constexpr, INF: tl.constexpr,
         key = v + (1 << (WIDTH - 1))
     elif KIND == 1:
         key = v & ((1 << WIDTH) - 1)
+    elif KIND == 3:
+        key = (v != 0).to(tl.int64)  # any non-zero byte is True
     else:
         bits = v & ((1 << WIDTH) - 1)
         mag = bits & ((1 << (WIDTH - 1)) - 1)
