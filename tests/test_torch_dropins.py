@@ -2,11 +2,13 @@
 
 The references are torch's own functions, called with the same arguments:
 what they accept, resize, refuse and return is what the drop-ins must do
-(torch's ``RuntimeError`` becomes the library's error), with the axisops
-answer on ties (so the data here is tie-free where torch's answer is
-compared, and tie-heavy against the oracle).
+(torch's ``RuntimeError`` becomes the library's error, which is also a
+``RuntimeError``; an out= that shares memory with an input is always
+refused), with the axisops answer on ties (so the data here is tie-free where
+torch's answer is compared, and tie-heavy against the oracle).
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -158,3 +160,167 @@ def test_sparse_grad_is_validated_like_every_flag():
     ax.gather(x, 1, [[2], [0]], sparse_grad=True).sum().backward()  # a list index works too
     assert x.grad.layout == torch.sparse_coo
     assert x.grad.to_dense().tolist() == [[0, 0, 1], [1, 0, 0]]
+
+
+# ---- out= against torch's own functions: aliasing, dtype, shape, device -----------------------
+
+#: Every drop-in with out=, called as torch's function is: (call, how many out= tensors,
+#: the result's shape) on the inputs of _run_out_case.
+OUT_DROP_INS = {
+    "topk": (lambda lib, x, i, out: lib.topk(x, 2, 1, out=out), 2, (2, 2)),
+    "sort": (lambda lib, x, i, out: lib.sort(x, 1, out=out), 2, (2, 4)),
+    "kthvalue": (lambda lib, x, i, out: lib.kthvalue(x, 2, 1, out=out), 2, (2,)),
+    "median": (lambda lib, x, i, out: lib.median(x, 1, out=out), 2, (2,)),
+    "argsort": (lambda lib, x, i, out: lib.argsort(x, stable=True, out=out), 1, (2, 4)),
+    "msort": (lambda lib, x, i, out: lib.msort(x, out=out), 1, (2, 4)),
+    "gather": (lambda lib, x, i, out: lib.gather(x, 1, i, out=out), 1, (2, 4)),
+    "take_along_dim": (lambda lib, x, i, out: lib.take_along_dim(x, i, 1, out=out), 1, (2, 4)),
+}
+#: The drop-ins that take an index tensor too.
+INDEXED = {"gather", "take_along_dim"}
+
+
+def _empty(dtype=torch.int64, size=0):
+    return torch.zeros(size, dtype=dtype)
+
+
+def _outs(name, first, second=None):
+    """The out= of drop-in ``name``: ``first``, with ``second`` (default: an empty int64
+    tensor) for the drop-ins that take a pair."""
+    if OUT_DROP_INS[name][1] == 1:
+        return first
+    return first, _empty() if second is None else second
+
+
+def _pair_only(name, make):
+    return make() if OUT_DROP_INS[name][1] == 2 else None
+
+
+def _indexed_only(name, make):
+    return make() if name in INDEXED else None
+
+
+#: out= cases that write memory of an input (or of the other out= tensor): ours refuses
+#: each with an error ``except RuntimeError`` catches (torch refuses some, writes others).
+#: Each builds the out= of a drop-in from its fresh inputs (None: not a case for it).
+ALIASING = {
+    "out is input": lambda x, i, name: _outs(name, x),
+    "indices out is input": lambda x, i, name: _pair_only(name, lambda: (_empty(), x)),
+    "out is a row of input": lambda x, i, name: _outs(name, x[1]),
+    "out is an empty view of input": lambda x, i, name: _outs(name, x.view(-1)[:0]),
+    "out is index": lambda x, i, name: _indexed_only(name, lambda: i),
+    "out is a row of index": lambda x, i, name: _indexed_only(name, lambda: i[0]),
+    "outs overlap each other": lambda x, i, name: _pair_only(
+        name, lambda: (lambda b: (b[:0], b[1:1]))(_empty(size=32))),
+}
+#: out= cases compared with torch: the same success or an error of torch's class.
+OTHERS = {
+    "out of another dtype": lambda x, i, name: _outs(name, _empty(torch.float64)),
+    "indices out of another dtype": lambda x, i, name: _pair_only(
+        name, lambda: (_empty(), _empty(torch.int32))),
+    "out of another shape": lambda x, i, name: _outs(name, _empty(size=7), _empty(size=7)),
+    "out not resizable": lambda x, i, name: _outs(name, torch.from_numpy(np.zeros(3, np.int64))),
+    "out on another device": lambda x, i, name: _outs(
+        name, torch.empty(0, dtype=torch.int64, device="meta")),
+    "out overlapping itself": lambda x, i, name: _outs(
+        name, _empty(size=1).expand(OUT_DROP_INS[name][2])),
+}
+
+
+def _run_out_case(lib, name, case):
+    """Call ``lib``'s drop-in ``name`` with the out= of ``case`` on fresh tie-free int64
+    inputs: (the error or None, inputs, their copies from before, the out= tensors, warnings)."""
+    x = torch.tensor([[3, 1, 2, 7], [0, 5, 4, 6]])
+    i = torch.tensor([[0, 3, 1, 2], [1, 0, 0, 3]])
+    before = (x.clone(), i.clone())
+    out = case(x, i, name)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            OUT_DROP_INS[name][0](lib, x, i, out)
+            error = None
+        except Exception as exc:
+            error = exc
+    return error, (x, i), before, out, [str(w.message)[:40] for w in seen]
+
+
+def _out_cases():
+    return [pytest.param(name, label, id=f"{name}-{label}")
+            for name in OUT_DROP_INS for label, case in {**ALIASING, **OTHERS}.items()
+            if case(_empty(size=8).view(2, 4), _empty(size=8).view(2, 4), name) is not None]
+
+
+@pytest.mark.parametrize("name, label", _out_cases())
+def test_out_errors_are_torchs_class_and_no_input_is_ever_written(name, label):
+    """Each drop-in with out= against torch's own function, on every aliasing, dtype, shape
+    and device case: ours raises what ``except RuntimeError`` catches wherever torch's raises
+    a RuntimeError (and refuses every out= that would write an input), succeeds with torch's
+    results and warnings where torch succeeds, and never changes an input."""
+    case = {**ALIASING, **OTHERS}[label]
+    theirs, _, _, their_out, their_warnings = _run_out_case(torch, name, case)
+    ours, inputs, before, our_out, our_warnings = _run_out_case(ax, name, case)
+    for tensor, copy in zip(inputs, before):
+        torch.testing.assert_close(tensor, copy, rtol=0, atol=0)
+    if label in ALIASING:
+        assert isinstance(ours, RuntimeError), (ours, theirs)
+        assert re.search(r"shares memory with|overlap", str(ours)), str(ours)
+    elif theirs is not None:
+        for kind in (RuntimeError, TypeError, IndexError, ValueError):
+            assert not isinstance(theirs, kind) or isinstance(ours, kind), (ours, theirs)
+    else:
+        assert ours is None, ours
+        assert our_warnings == their_warnings
+        for o, t in zip(*(v if isinstance(v, tuple) else (v,) for v in (our_out, their_out)),
+                        strict=True):
+            assert o.shape == t.shape and torch.equal(o, t)
+
+
+def test_median_of_every_element_refuses_an_out_that_is_its_input():
+    """``median(input, out=...)`` (no dim; torch has no out= there): out= is written, never
+    the input."""
+    for out in (lambda x: x, lambda x: x.view(-1)[:0], lambda x: x[0, :1]):
+        x = torch.tensor([[3.0, 1.0], [2.0, 0.0]])
+        before = x.clone()
+        with pytest.raises(RuntimeError, match=r"^median\(\): out \(shape .*\) shares memory "
+                                               r"with input"):
+            ax.median(x, out=out(x))
+        assert torch.equal(x, before)
+
+
+#: Bad calls that torch's own functions refuse with a RuntimeError (not about out=).
+RUNTIME_ERRORS = {
+    "topk k > n": lambda lib, x: lib.topk(x, 5),
+    "topk complex": lambda lib, x: lib.topk(x.to(torch.complex64), 1),
+    "sort complex": lambda lib, x: lib.sort(x.to(torch.complex64)),
+    "kthvalue k = 0": lambda lib, x: lib.kthvalue(x, 0),
+    "gather index out of range": lambda lib, x: lib.gather(x, 1, torch.tensor([[4], [0]])),
+    "gather float index": lambda lib, x: lib.gather(x, 1, torch.tensor([[0.0], [1.0]])),
+    "gather index of another rank": lambda lib, x: lib.gather(x, 1, torch.tensor([0])),
+    "take_along_dim flat index out of range": lambda lib, x: lib.take_along_dim(
+        x, torch.tensor([8])),
+    "out= with autograd": lambda lib, x: lib.gather(x.float().requires_grad_(), 1,
+                                                    torch.tensor([[0]]), out=torch.empty(0)),
+}
+
+
+@pytest.mark.parametrize("label", RUNTIME_ERRORS)
+def test_what_torch_refuses_with_a_runtime_error_is_a_runtime_error_here(label):
+    """``except RuntimeError`` written for torch's function catches the drop-in's error (the
+    library's, as its Torch variant); the Python API's errors stay what they were."""
+    x = torch.tensor([[3, 1, 2, 7], [0, 5, 4, 6]])
+    with pytest.raises(RuntimeError):
+        RUNTIME_ERRORS[label](torch, x)
+    with pytest.raises(RuntimeError) as ours:
+        RUNTIME_ERRORS[label](ax, x)
+    assert isinstance(ours.value, axisops.AxisOpsError)
+    assert type(ours.value).__name__.startswith("Torch"), type(ours.value)
+    assert torch.equal(x, torch.tensor([[3, 1, 2, 7], [0, 5, 4, 6]]))
+
+
+def test_the_python_api_on_tensors_raises_no_runtime_error():
+    x = torch.tensor([[3, 1, 2, 7], [0, 5, 4, 6]])
+    for call in (lambda: axisops.topk(x, 5), lambda: axisops.gather(x, 1, torch.tensor([[4]])),
+                 lambda: axisops.sort(x.numpy(), axis=3)):
+        with pytest.raises(axisops.AxisOpsError) as info:
+            call()
+        assert not isinstance(info.value, RuntimeError), type(info.value)

@@ -26,7 +26,7 @@ What had to be adapted:
   a quantized tensor, which torch's topk takes, is an ``UnsupportedDTypeError``;
   ``take_along_dim``'s bad ranks and dims are ``InvalidArgumentError`` where
   torch raises ``RuntimeError``/``IndexError``, and a float or bool index an
-  ``UnsupportedDTypeError``; an int32 index, which torch refuses for
+  ``UnsupportedDTypeError`` (each also a ``RuntimeError``, as every drop-in's error); an int32 index, which torch refuses for
   ``take_along_dim``, is accepted (every integer type is);
 - 0-d inputs of the OpInfo samples are refused (axisops needs rank >= 1);
 - sizes: ``test_gather_large`` runs (64, 48)/(8, 8, 4096)-sized versions of

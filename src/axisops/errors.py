@@ -3,6 +3,9 @@
 Every error axisops raises derives from :class:`AxisOpsError` and also from the
 standard exception a Python programmer would expect, so ordinary ``except
 ValueError`` / ``except TypeError`` / ``except IndexError`` clauses keep working.
+The torch drop-ins (:mod:`axisops.torch`) raise them as their ``Torch`` variants,
+which are also ``RuntimeError`` as torch's own errors are, so code written for
+torch's functions catches them with ``except RuntimeError``.
 
 An error carries **fields** (which argument, the value received, what was
 allowed; for an index out of range its position, value, size and dimension) and
@@ -48,8 +51,12 @@ __all__ = [
     "AxisOpsError",
     "IndexOutOfRangeError",
     "InvalidArgumentError",
+    "TorchIndexOutOfRangeError",
+    "TorchInvalidArgumentError",
+    "TorchUnsupportedDTypeError",
     "UnsupportedDTypeError",
     "Words",
+    "as_torch_error",
     "bfloat16_needs_ml_dtypes",
     "boundary",
     "call_as",
@@ -240,6 +247,40 @@ class IndexOutOfRangeError(AxisOpsError, IndexError):
     dim_name: str = "dim"
 
 
+class TorchInvalidArgumentError(InvalidArgumentError, RuntimeError):
+    """An :class:`InvalidArgumentError` raised by a torch drop-in: also a ``RuntimeError``."""
+
+
+class TorchUnsupportedDTypeError(UnsupportedDTypeError, RuntimeError):
+    """An :class:`UnsupportedDTypeError` raised by a torch drop-in: also a ``RuntimeError``."""
+
+
+class TorchIndexOutOfRangeError(IndexOutOfRangeError, RuntimeError):
+    """An :class:`IndexOutOfRangeError` raised by a torch drop-in: also a ``RuntimeError``."""
+
+
+#: Each error class as the torch drop-ins raise it.
+_TORCH_CLASSES: dict[type, type] = {
+    InvalidArgumentError: TorchInvalidArgumentError,
+    UnsupportedDTypeError: TorchUnsupportedDTypeError,
+    IndexOutOfRangeError: TorchIndexOutOfRangeError,
+}
+
+
+def as_torch_error(exc: AxisOpsError) -> None:
+    """Make ``exc`` its class's ``Torch`` variant, also a ``RuntimeError`` (the same object:
+    its fields, message and traceback stay).  Not while Dynamo traces, which cannot follow
+    it (the error is then reported as it was raised).
+
+    >>> err = InvalidArgumentError("k=-1 is negative")
+    >>> as_torch_error(err); isinstance(err, RuntimeError), isinstance(err, ValueError)
+    (True, True)
+    """
+    torch_class = _TORCH_CLASSES.get(type(exc))
+    if torch_class is not None and not _compiling():
+        exc.__class__ = torch_class
+
+
 class _Calls(threading.local):
     #: The outermost public function running in this thread.
     function: str | None = None
@@ -277,12 +318,15 @@ def _compiling() -> bool:
         return False
 
 
-def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+def boundary(function: str, *, torch: bool = False
+             ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Declare a public entry point: errors leaving it name ``function``.
 
     ``function`` is how the message names the call: ``"topk"``, or
     ``"StreamingTopK.update"`` for a method.  Inside another boundary (one
-    public function calling another) the wrapper only calls through.
+    public function calling another) the wrapper only calls through.  ``torch``:
+    a torch drop-in, whose errors leave as their ``Torch`` variants
+    (:func:`as_torch_error`).
 
     >>> @boundary("half")
     ... def half(n):
@@ -307,6 +351,8 @@ def boundary(function: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 return fn(*args, **kwargs)
             except AxisOpsError as exc:
                 name_error(exc, function)
+                if torch:
+                    as_torch_error(exc)
                 raise
             finally:
                 if keeps_state:

@@ -908,6 +908,19 @@ def check_out_tensor(name: str, dtype: Any, need_dtype: Any, device: Any, need_d
                  value=device, allowed=str(need_device))
 
 
+def refuse_shared_out(name: str, shape: tuple[int, ...], result_shape: tuple[int, ...],
+                      other: str, shares: bool) -> None:
+    """An ``out=`` tensor of ``shape`` that shares memory with ``other``, an input or another
+    ``out=`` tensor, as it is or once resized to ``result_shape`` (``shares``: the caller's
+    test): out= is written, and an input never is."""
+    if shares:
+        resized = f", resized to {result_shape}" if shape != result_shape else ""
+        _invalid(f"{name} (shape {shape}{resized}) shares memory with {other} (need out= "
+                 f"tensors that share no memory with an input or with each other: out= is "
+                 f"written, an input never is)", name=name, value=shape,
+                 allowed=f"memory not shared with {other}")
+
+
 def refuse_out_with_grad(records: bool, function: str) -> None:
     """``out=`` records no autograd history: refused while an argument requires grad."""
     if records:

@@ -10,7 +10,11 @@ Code written against torch can swap the import and keep its calls::
 Each takes every argument torch's function takes (``out=`` with torch's
 resize and dtype rules, ``sparse_grad=``) and returns what torch's returns
 (``torch.return_types.topk``, or ``topk_out`` with ``out=``; ``sort``,
-``kthvalue`` and ``median`` likewise).  They are the
+``kthvalue`` and ``median`` likewise).  An ``out=`` tensor that shares memory
+with an input (or with the other ``out=`` tensor) is refused: inputs are never
+written.  Errors are the library's, raised as their ``Torch`` variants
+(:class:`~axisops.errors.TorchInvalidArgumentError`...), which are also
+``RuntimeError`` as torch's own errors are.  They are the
 public functions with torch's signatures (``gather(sparse_grad=True)`` calls the
 ``axisops::gather`` operator itself, see :mod:`axisops.torch.library`), so
 autograd, ``torch.func`` and ``torch.compile`` work as with
@@ -33,6 +37,7 @@ indices=tensor([1, 2]))
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -54,6 +59,7 @@ from ..validation import (
     gather_spec,
     need_type,
     refuse_out_with_grad,
+    refuse_shared_out,
     sort_spec,
 )
 from . import library as _library
@@ -79,31 +85,80 @@ def _refuse_autograd(function: str, *tensors: torch.Tensor) -> None:
                          function)
 
 
-def _write(result: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
-    """Copy ``result`` into ``out``, resized first as torch resizes an ``out=`` tensor.
-
-    A tensor of the right shape keeps its strides (a strided view is written
-    in place); one of another shape is resized, with torch's warning unless it
-    was empty.
+def _write(outs: dict[str, tuple[torch.Tensor, torch.Tensor]], inputs: dict[str, Any]
+           ) -> None:
+    """Write each ``(out, result)`` of ``outs`` (by argument name), as torch writes ``out=``
+    tensors, once none shares memory with an input or with another: out= is written,
+    an input never is.  ``inputs``: the call's arguments by name (tensors are checked).
     """
-    if out.shape != result.shape:
-        if out.numel() != 0:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out.shape)}, which does not match the required output shape "
-                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
-                f"release outputs will not be resized unless they have zero elements. You "
-                f"can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                f"elements with t.resize_(0).",
-                UserWarning,
-                stacklevel=4,
-            )
-        out.resize_(result.shape)
-    keep_bytes(out).copy_(keep_bytes(result))
-    return out
+    placed = {name: (t, tuple(t.shape)) for name, t in inputs.items()
+              if isinstance(t, torch.Tensor)}
+    for name, (out, result) in outs.items():
+        shape = tuple(result.shape)
+        for other, (tensor, other_shape) in placed.items():
+            refuse_shared_out(name, tuple(out.shape), shape, other,
+                              _shares(out, shape, tensor, other_shape))
+        placed[name] = (out, shape)
+    for out, result in outs.values():
+        _resize(out, result.shape)
+    for out, result in outs.values():
+        keep_bytes(out).copy_(keep_bytes(result))
 
 
-@boundary("topk")
+def _resize(out: torch.Tensor, shape: torch.Size) -> None:
+    """Resize ``out`` as torch resizes an ``out=`` tensor: one of the right shape keeps its
+    strides (a strided view is written in place); one of another shape is resized, with
+    torch's warning unless it was empty."""
+    if out.shape == shape:
+        return
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch "
+            f"release outputs will not be resized unless they have zero elements. You "
+            f"can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+            f"elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=6,  # the user's call: drop-in, boundary, _one_out or _pair_out
+        )
+    out.resize_(shape)
+
+
+def _shares(a: torch.Tensor, a_shape: tuple[int, ...], b: torch.Tensor,
+            b_shape: tuple[int, ...]) -> bool:
+    """Whether ``a`` and ``b``, once of the shapes given (an out= tensor takes its result's
+    by ``resize_``), may share a byte: their address ranges meet (a tensor interleaved
+    with another counts), or a resize moves a storage they share."""
+    if a.device != b.device or a.device.type == "meta" or 0 in (math.prod(a_shape),
+                                                                   math.prod(b_shape)):
+        return False
+    if _reallocates(a, a_shape) or _reallocates(b, b_shape):
+        base = a.untyped_storage().data_ptr()  # 0: an empty storage, memory of no one's
+        return base != 0 and base == b.untyped_storage().data_ptr()
+    (a_low, a_high), (b_low, b_high) = _span(a, a_shape), _span(b, b_shape)
+    return a_low < b_high and b_low < a_high
+
+
+def _reallocates(t: torch.Tensor, shape: tuple[int, ...]) -> bool:
+    """Whether ``t.resize_(shape)`` moves ``t``'s storage (with every view of it)."""
+    needed = (t.storage_offset() + math.prod(shape)) * t.element_size()
+    return shape != tuple(t.shape) and needed > t.untyped_storage().nbytes()
+
+
+def _span(t: torch.Tensor, shape: tuple[int, ...]) -> tuple[int, int]:
+    """The addresses ``[low, high)`` of ``t``'s bytes once of ``shape`` without moving:
+    its own strides, or contiguous from its first element once resized (from its storage,
+    since an empty tensor's ``data_ptr()`` is 0)."""
+    if shape == tuple(t.shape):
+        last = sum(stride * (n - 1) for stride, n in zip(t.stride(), shape))
+    else:
+        last = math.prod(shape) - 1
+    low = t.untyped_storage().data_ptr() + t.storage_offset() * t.element_size()
+    return low, low + (last + 1) * t.element_size()
+
+
+@boundary("topk", torch=True)
 def topk(
     input: torch.Tensor,
     k: int,
@@ -146,7 +201,8 @@ def topk(
     InvalidArgumentError
         ``input`` is not a tensor, a bad ``k`` or ``dim`` (raised while tracing
         under ``torch.compile``, where the shapes are known), or ``out`` that is
-        not two tensors on ``input``'s device, or with autograd.
+        not two tensors on ``input``'s device, shares memory with ``input`` or each
+        other, or comes with autograd.
     UnsupportedDTypeError
         An ``out`` tensor of another dtype than the result's.
 
@@ -168,14 +224,10 @@ def topk(
     check_out_pair(out, isinstance(out, (tuple, list)) and len(out) == 2)
     _refuse_autograd("topk", input)
     values, indices = _topk(input, k, dim, largest=largest, sorted=sorted)
-    out_values = _check_out("out[0]", out[0], values, "topk", input)
-    out_indices = _check_out("out[1]", out[1], indices, "topk", input)
-    _write(values, out_values)
-    _write(indices, out_indices)
-    return torch.return_types.topk_out((out_values, out_indices))
+    return _pair_out("topk", input, out, values, indices, torch.return_types.topk_out)
 
 
-@boundary("gather")
+@boundary("gather", torch=True)
 def gather(
     input: torch.Tensor,
     dim: int,
@@ -232,7 +284,7 @@ def gather(
     result = _sparse_gather(input, dim, index) if sparse else _gather(input, dim, index)
     if out is None:
         return result
-    return _write(result, _check_out("out", out, result, "gather", input))
+    return _one_out("gather", out, result, {"input": input, "index": index})
 
 
 def _sparse_gather(input: torch.Tensor, dim: int, index: Any) -> torch.Tensor:
@@ -246,7 +298,7 @@ def _sparse_gather(input: torch.Tensor, dim: int, index: Any) -> torch.Tensor:
     return _library.gather(x, idx, spec, engine.name, sparse_grad=True)
 
 
-@boundary("take_along_dim")
+@boundary("take_along_dim", torch=True)
 def take_along_dim(
     input: torch.Tensor,
     indices: torch.Tensor,
@@ -303,7 +355,7 @@ def take_along_dim(
         result = _take_along_axis(input, indices, axis=dim)
     if out is None:
         return result
-    return _write(result, _check_out("out", out, result, "take_along_dim", input))
+    return _one_out("take_along_dim", out, result, {"input": input, "indices": indices})
 
 
 # ---- the sorting family -----------------------------------------------------------------------
@@ -314,9 +366,18 @@ def _pair_out(function: str, input: torch.Tensor, out: Any, values: torch.Tensor
     """``(values, indices)`` written into the ``out`` pair (checked as torch checks it)."""
     out_values = _check_out("out[0]", out[0], values, function, input)
     out_indices = _check_out("out[1]", out[1], indices, function, input)
-    _write(values, out_values)
-    _write(indices, out_indices)
+    _write({"out[0]": (out_values, values), "out[1]": (out_indices, indices)},
+           {"input": input})
     return result_type((out_values, out_indices))
+
+
+def _one_out(function: str, out: Any, result: torch.Tensor, inputs: dict[str, Any]
+             ) -> torch.Tensor:
+    """``result`` written into ``out`` (checked as torch checks it); ``inputs``: the tensor
+    arguments by name, ``input`` among them."""
+    checked = _check_out("out", out, result, function, inputs["input"])
+    _write({"out": (checked, result)}, inputs)
+    return checked
 
 
 def _check_pair(function: str, input: torch.Tensor, out: Any) -> None:
@@ -342,7 +403,7 @@ def _sorted_pair(input: torch.Tensor, dim: Any, descending: Any) -> tuple[Any, A
     return values, indices
 
 
-@boundary("sort")
+@boundary("sort", torch=True)
 def sort(
     input: torch.Tensor,
     dim: int = -1,
@@ -403,12 +464,14 @@ def sort(
     return _pair_out("sort", input, out, values, indices, torch.return_types.sort_out)
 
 
-@boundary("argsort")
+@boundary("argsort", torch=True)
 def argsort(
     input: torch.Tensor,
     dim: int = -1,
     descending: bool = False,
     stable: bool = True,
+    *,
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``torch.argsort`` with the axisops contract: the indices of the stable sort.
 
@@ -422,11 +485,14 @@ def argsort(
         Greatest first; equal elements still in increasing index order.
     stable : bool, optional
         Accepted for torch's signature; ``False`` is just as stable.
+    out : torch.Tensor, optional
+        An int64 tensor on ``input``'s device to write into (resized as torch resizes
+        it), sharing no memory with ``input``.  Not with autograd.
 
     Returns
     -------
     torch.Tensor
-        int64 indices of ``input``'s shape.
+        int64 indices of ``input``'s shape.  With ``out``, ``out``.
 
     Raises
     ------
@@ -442,11 +508,15 @@ def argsort(
     """
     _need_tensor("input", input, "axisops.argsort")
     as_bool("stable", stable)
+    if out is not None:
+        _refuse_autograd("argsort", input)
     indices = _argsort(_as_1d(input), dim, descending=descending)
-    return indices.reshape(()) if input.dim() == 0 else indices
+    if input.dim() == 0:
+        indices = indices.reshape(())
+    return indices if out is None else _one_out("argsort", out, indices, {"input": input})
 
 
-@boundary("msort")
+@boundary("msort", torch=True)
 def msort(input: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
     """``torch.msort`` with the axisops contract: the values of the stable sort along dim 0.
 
@@ -477,10 +547,10 @@ def msort(input: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tens
     values = _sorted_pair(input, 0, False)[0]
     if out is None:
         return values
-    return _write(values, _check_out("out", out, values, "msort", input))
+    return _one_out("msort", out, values, {"input": input})
 
 
-@boundary("kthvalue")
+@boundary("kthvalue", torch=True)
 def kthvalue(
     input: torch.Tensor,
     k: int,
@@ -544,7 +614,7 @@ def kthvalue(
     return _pair_out("kthvalue", input, out, values, indices, torch.return_types.kthvalue_out)
 
 
-@boundary("median")
+@boundary("median", torch=True)
 def median(
     input: torch.Tensor,
     dim: int | None = None,
@@ -608,7 +678,7 @@ def median(
             value = value.reshape((1,) * input.dim())
         if out is None:
             return value
-        return _write(value, _check_out("out", out, value, "median", input))
+        return _one_out("median", out, value, {"input": input})
     if out is not None:
         _check_pair("median", input, out)
     values, indices = _median(_as_1d(input), dim, keepdims=keepdim)
