@@ -60,7 +60,8 @@ _PUBLIC = {
 #: ``axisops.torch`` is not among them: it imports torch, so it is imported by name.
 _SUBMODULES = frozenset({"adapters", "api", "ascend", "bench", "cli", "config", "dask",
                          "directml", "dtypes", "engines", "errors", "merge", "reference",
-                         "registry", "streaming", "validation"})
+                         "registry", "requests", "rules", "streaming",
+                         "validation"})
 
 if TYPE_CHECKING:  # the same functions, typed so the result has the input's array type
     from ._api import (

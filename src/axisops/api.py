@@ -25,8 +25,8 @@ from typing import Any, NamedTuple
 
 from . import adapters, registry
 from .errors import boundary
-from .validation import (
-    as_choice,
+from .rules.arguments import as_choice
+from .rules.operations import (
     gather_spec,
     kthvalue_spec,
     median_spec,

@@ -19,7 +19,7 @@ import os
 import warnings
 
 from .errors import InvalidArgumentError, boundary
-from .validation import as_int, check_threads
+from .rules.arguments import as_int, check_threads
 
 __all__ = [
     "THREADS_FLOOR",

@@ -33,7 +33,7 @@ import numpy as np
 
 from .dtypes import native
 from .engines.base import Engine
-from .validation import TopKSpec
+from .requests import TopKSpec
 
 __all__ = ["Candidates", "block_candidates", "merge_candidates", "raw_candidates"]
 
@@ -45,7 +45,8 @@ def block_candidates(block: np.ndarray, spec: TopKSpec, offset: int,
     """The sorted top-k of one piece that starts at global index ``offset``.
 
     >>> from axisops.engines import get
-    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import topk_spec
     >>> spec = topk_spec(ArrayMeta((13,), np.dtype(int)), 2, 0, True, True, None)
     >>> block_candidates(np.array([5, 7, 5]), spec, 10, get("numpy"))
     (array([7, 5]), array([11, 10]))
@@ -84,7 +85,8 @@ def merge_candidates(spec: TopKSpec, *parts: Candidates, engine: Engine,
     distinct.
 
     >>> from axisops.engines import get
-    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import topk_spec
     >>> spec = topk_spec(ArrayMeta((4,), np.dtype(int)), 3, 0, True, True, None)
     >>> a = (np.array([7, 5]), np.array([1, 0]))
     >>> b = (np.array([7, 6]), np.array([3, 2]))

@@ -27,13 +27,8 @@ from . import adapters, engines
 from .adapters.base import Adapter
 from .engines.base import Engine, Spec
 from .errors import boundary
-from .validation import (
-    backend_name,
-    check_backend,
-    check_new_backend,
-    no_backend,
-    type_name,
-)
+from .rules import type_name
+from .rules.backends import backend_name, check_backend, check_new_backend, no_backend
 
 __all__ = ["backends", "pick", "register_backend"]
 

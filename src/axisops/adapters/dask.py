@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ArrayMeta, check_known_chunks, unreadable
+from ..requests import ArrayMeta
+from ..rules.arrays import check_known_chunks, unreadable
 from .base import Adapter
 from .numpy import as_ndarray
 

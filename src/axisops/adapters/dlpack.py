@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ArrayMeta, refuse_array, unreadable
+from ..requests import ArrayMeta
+from ..rules.arrays import refuse_array, unreadable
 from .base import Adapter
 from .numpy import as_ndarray
 

@@ -24,15 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import (
-    ArrayMeta,
-    GatherSpec,
-    KthSpec,
-    PartitionSpec,
-    SortSpec,
-    TopKSpec,
-    check_narrowed_index,
-)
+from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..rules.types import check_narrowed_index
 from .base import Adapter
 from .dlpack import Imported, export, import_array
 from .numpy import as_ndarray

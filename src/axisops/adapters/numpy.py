@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ArrayMeta, refuse_masked, unreadable
+from ..requests import ArrayMeta
+from ..rules.arrays import refuse_masked, unreadable
 from .base import Adapter
 
 __all__ = ["ADAPTER", "NumpyAdapter", "as_ndarray"]

@@ -30,16 +30,9 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import is_bfloat16, is_index_dtype, native
-from ..validation import (
-    ArrayMeta,
-    GatherSpec,
-    KthSpec,
-    PartitionSpec,
-    SortSpec,
-    TopKSpec,
-    refuse_array,
-    refuse_dtype,
-)
+from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..rules.arrays import refuse_array
+from ..rules.types import refuse_dtype
 from .base import Adapter
 from .numpy import as_ndarray
 

@@ -77,7 +77,8 @@ def _torch_rows(quick: bool, repeats: int) -> list[Row]:
     import axisops
     from axisops import engines
     from axisops.adapters.torch import ADAPTER
-    from axisops.validation import ArrayMeta, topk_spec
+    from axisops.requests import ArrayMeta
+    from axisops.rules.operations import topk_spec
 
     rows, n, tokens = (100, 10_000, 2048) if quick else (1000, 10_000, 16384)
     g = torch.Generator().manual_seed(0)

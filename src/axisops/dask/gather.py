@@ -25,7 +25,8 @@ from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
 from ..errors import call_as, current_function
-from ..validation import GatherSpec, check_index_values
+from ..requests import GatherSpec
+from ..rules.index_values import check_index_values
 from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["gather"]

@@ -25,7 +25,6 @@ chunked axis they are refused with an error that says how to ``rechunk``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import product
 from math import prod
 from typing import Any
@@ -36,7 +35,8 @@ from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
 from ..dtypes import native
-from ..validation import KthSpec, PartitionSpec, SortSpec, check_one_chunk
+from ..requests import KthSpec, PartitionSpec, SortSpec
+from ..rules.arrays import check_one_chunk
 from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["kthvalue", "order_keys", "partition", "sort"]
@@ -176,7 +176,7 @@ def _shaped(result: tuple[np.ndarray, np.ndarray, np.ndarray], shape: tuple[int,
 
 def _block_kthvalue(block: np.ndarray, spec: KthSpec, engine: str | None
                     ) -> tuple[np.ndarray, np.ndarray]:
-    piece = replace(spec, shape=tuple(block.shape), dtype=block.dtype)
+    piece = spec.replace(shape=tuple(block.shape), dtype=block.dtype)
     return block_engine(engine).kthvalue(block, piece)
 
 
@@ -278,7 +278,7 @@ def _radix_select(layer: dict, work: str, where: tuple[int, ...], refs: list[Tas
 
 def _block_run(block: np.ndarray, spec: SortSpec | PartitionSpec, op: str,
                values: bool, indices: bool, engine: str | None) -> tuple[Any, Any]:
-    piece = replace(spec, shape=tuple(block.shape), dtype=block.dtype)
+    piece = spec.replace(shape=tuple(block.shape), dtype=block.dtype)
     return getattr(block_engine(engine), op)(block, piece, values, indices)
 
 

@@ -26,7 +26,7 @@ from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
 from ..merge import Candidates, block_candidates, merge_candidates
-from ..validation import TopKSpec
+from ..requests import TopKSpec
 from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["topk"]

@@ -17,7 +17,7 @@ from dask.task_spec import Task, TaskRef
 
 from .. import engines
 from ..engines.base import Engine
-from ..validation import as_fan_in
+from ..rules.arguments import as_fan_in
 
 __all__ = ["block_engine", "graph_with", "resolve_split_every", "tree_reduce"]
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..api import gather, topk
 from ..errors import IndexOutOfRangeError, InvalidArgumentError
-from ..validation import as_int, check_k, normalize_axis
+from ..rules.arguments import as_int, check_k, normalize_axis
 from .enums import AxisDirection, FeatureLevel, OperatorType, TensorDataType
 from .errors import DMLError, invalid_arg
 from .tensors import BufferTensorDesc, numpy_dtype, validate_tensor

@@ -4,7 +4,7 @@ An engine computes ``topk(x, spec)`` and ``gather(x, index, spec)`` on what it
 is given, and may compute the selection family (``sort``, ``kthvalue``,
 ``partition``: an engine that does not says so through :meth:`Engine.supports`,
 and the registry picks one that does) (NumPy arrays for ``"cpu"`` and ``"numpy"``, dask arrays for
-``"dask"``...), for a validated spec (see :mod:`axisops.validation`): it never
+``"dask"``...), for a validated spec (see :mod:`axisops.requests`): it never
 validates arguments, never converts a user's array (that is an adapter's work,
 :mod:`axisops.adapters`), never asks the registry for another engine and never
 imports another engine.  Its heavy dependency is imported inside its methods, so
@@ -20,15 +20,14 @@ with :meth:`Engine.topk_block` and :meth:`Engine.gather_block`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import replace
 from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
 
 from ..dtypes import native
+from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, Spec, TopKSpec
 from ..tracing import constant_while_tracing
-from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 
 __all__ = ["PIECE_INDEX", "Engine"]
 
@@ -40,9 +39,6 @@ _MISSING: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 #: The method that computes each spec of the selection family (an engine may lack them).
 _FAMILY_METHOD = {SortSpec: "sort", KthSpec: "kthvalue", PartitionSpec: "partition"}
-
-#: Every spec an engine may be asked about.
-Spec = TopKSpec | GatherSpec | SortSpec | KthSpec | PartitionSpec
 
 
 @constant_while_tracing
@@ -102,7 +98,8 @@ class Engine(ABC):
         always; ``sort``, ``kthvalue`` and ``partition`` where its class defines them.
 
         >>> from axisops.engines import get
-        >>> from axisops.validation import ArrayMeta, sort_spec
+        >>> from axisops.requests import ArrayMeta
+        >>> from axisops.rules.operations import sort_spec
         >>> get("numpy").computes(sort_spec(ArrayMeta((3,), np.dtype(int)), 0, False))
         True
         """
@@ -168,14 +165,15 @@ class Engine(ABC):
         the validated one (only shape, dtype and k change, within range).
 
         >>> from axisops.engines import get
-        >>> from axisops.validation import ArrayMeta, topk_spec
+        >>> from axisops.requests import ArrayMeta
+        >>> from axisops.rules.operations import topk_spec
         >>> spec = topk_spec(ArrayMeta((4,), np.dtype(int)), 2, 0, True, False, None)
         >>> get("numpy").topk_block(np.array([5, 7, 5, 1]), spec)
         (array([7, 5]), array([1, 0]))
         """
         n = block.shape[spec.axis]
-        piece = replace(spec, shape=tuple(block.shape), dtype=block.dtype, sorted=True,
-                        k=min(spec.k if k is None else k, n), index_dtype=PIECE_INDEX)
+        piece = spec.replace(shape=tuple(block.shape), dtype=block.dtype, sorted=True,
+                             k=min(spec.k if k is None else k, n), index_dtype=PIECE_INDEX)
         return self.topk(block, piece)
 
     def gather_block(self, data: Any, index: Any, spec: GatherSpec) -> Any:
@@ -184,8 +182,8 @@ class Engine(ABC):
         ``index.shape[d] <= data.shape[d]`` off ``spec.dim`` and index values
         valid for ``data`` (the caller checked or wrapped them).
         """
-        piece = replace(spec, shape=tuple(data.shape), dtype=data.dtype,
-                        index_shape=tuple(index.shape), index_dtype=native(index.dtype))
+        piece = spec.replace(shape=tuple(data.shape), dtype=data.dtype,
+                             index_shape=tuple(index.shape), index_dtype=native(index.dtype))
         return self.gather(data, index, piece)
 
     def __repr__(self) -> str:

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec, check_index_values
+from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..rules.index_values import check_index_values
 from .base import Engine
 
 __all__ = ["ENGINE", "JaxEngine"]

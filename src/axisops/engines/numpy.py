@@ -4,7 +4,7 @@ A full stable sort per top-k, sort, kthvalue and partition, and
 ``take_along_axis`` per gather: slow and obviously right, the oracle every other
 engine is tested against.  Values keep their bits (NaN payloads, the sign of
 zero); gather checks every index value first
-(:func:`~axisops.validation.check_index_values`).
+(:func:`~axisops.rules.index_values.check_index_values`).
 """
 
 from __future__ import annotations
@@ -16,14 +16,8 @@ from ..reference import argsort as reference_argsort
 from ..reference import gather as reference_gather
 from ..reference import kthvalue as reference_kthvalue
 from ..reference import topk as reference_topk
-from ..validation import (
-    GatherSpec,
-    KthSpec,
-    PartitionSpec,
-    SortSpec,
-    TopKSpec,
-    check_index_values,
-)
+from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..rules.index_values import check_index_values
 from .base import Engine
 
 __all__ = ["ENGINE", "NumpyEngine"]

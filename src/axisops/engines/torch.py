@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..validation import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 from .base import Engine
 
 __all__ = ["ENGINE", "TorchEngine"]

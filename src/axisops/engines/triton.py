@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..kernels.triton.layout import fits
-from ..validation import GatherSpec, TopKSpec
+from ..requests import GatherSpec, TopKSpec
 from .base import Engine, Spec
 
 __all__ = ["ENGINE", "TritonEngine", "interpreter_on"]

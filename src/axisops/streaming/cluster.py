@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Arg
-from ..validation import GatherSpec, TopKSpec
+from ..requests import GatherSpec, TopKSpec
 from .boxes import Box
 from .errors import FileError, file_error
 from .sources import Source

@@ -34,7 +34,9 @@ import numpy as np
 from .. import registry
 from ..adapters.numpy import as_ndarray
 from ..engines.base import Engine
-from ..validation import ArrayMeta, as_chunk_bytes, gather_spec, no_index_key, topk_spec
+from ..requests import ArrayMeta
+from ..rules.files import as_chunk_bytes, no_index_key
+from ..rules.operations import gather_spec, topk_spec
 from .cluster import cluster_gather, cluster_topk, connect
 from .outputs import Output, open_output, output_target, scratch_file
 from .progress import progress_bar

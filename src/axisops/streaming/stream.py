@@ -28,7 +28,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -36,7 +36,8 @@ import numpy as np
 
 from ..engines.base import Engine
 from ..merge import block_candidates, merge_candidates
-from ..validation import GatherSpec, TopKSpec, check_index_values
+from ..requests import GatherSpec, TopKSpec
+from ..rules.index_values import check_index_values
 from .boxes import Box, Plan, plan_boxes, slab_boxes
 from .errors import file_error
 from .outputs import scratch_file
@@ -77,12 +78,12 @@ class Layout:
 
     def topk(self, spec: TopKSpec) -> TopKSpec:
         """``spec`` in layout coordinates (what the boxes' arrays are)."""
-        return replace(spec, axis=self.axis, shape=self.shape(spec.shape))
+        return spec.replace(axis=self.axis, shape=self.shape(spec.shape))
 
     def gather(self, spec: GatherSpec) -> GatherSpec:
         """``spec`` in layout coordinates (what the boxes' arrays are)."""
-        return replace(spec, dim=self.axis, shape=self.shape(spec.shape),
-                       index_shape=self.shape(spec.index_shape))
+        return spec.replace(dim=self.axis, shape=self.shape(spec.shape),
+                            index_shape=self.shape(spec.index_shape))
 
 
 def chunk_elements(chunk_bytes: int, itemsize: int) -> int:

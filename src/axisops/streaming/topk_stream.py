@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_right
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,24 +22,18 @@ from ..api import TopK
 from ..dtypes import native
 from ..errors import boundary
 from ..merge import Candidates, block_candidates, merge_candidates, raw_candidates
-from ..validation import (
+from ..requests import ArrayMeta, TopKSpec
+from ..rules.arguments import as_bool, as_int, check_k
+from ..rules.operations import require_rank, topk_spec
+from ..rules.stream import (
     INT64_END,
-    ArrayMeta,
-    TopKSpec,
-    as_bool,
-    as_int,
     as_offset,
     check_block_range,
-    check_k,
     check_next_block,
     check_stream_result,
-    check_topk_dtype,
-    require_rank,
-    topk_spec,
 )
-from ..validation import (
-    index_dtype as as_index_dtype,
-)
+from ..rules.types import check_topk_dtype
+from ..rules.types import index_dtype as as_index_dtype
 
 __all__ = ["StreamingTopK"]
 
@@ -224,7 +217,7 @@ class StreamingTopK:
                          True, None)
         # The request's template: each block and merge runs it with its own shape and
         # k = min(k, elements in the piece) (see Engine.topk_block).
-        return replace(spec, k=self._k)
+        return spec.replace(k=self._k)
 
     def _check_range(self, start: int, n: int, spec: TopKSpec) -> int:
         """Refuse ``[start, start + n)`` unless it is new and indexable; its place in the list."""

@@ -52,15 +52,14 @@ from ..api import take_along_axis as _take_along_axis
 from ..api import topk as _topk
 from ..errors import boundary
 from ..kernels.torch.dtypes import keep_bytes, reshape_bits
-from ..validation import (
-    as_bool,
+from ..rules.arguments import as_bool
+from ..rules.operations import gather_spec, sort_spec
+from ..rules.torch_out import (
     check_out_pair,
     check_out_tensor,
-    gather_spec,
     need_type,
     refuse_out_with_grad,
     refuse_shared_out,
-    sort_spec,
 )
 from . import library as _library
 

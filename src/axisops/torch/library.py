@@ -96,13 +96,8 @@ from .. import adapters, engines, registry
 from ..engines.base import Engine
 from ..errors import boundary
 from ..kernels.torch.ops import index_as_int64
-from ..validation import (
-    ArrayMeta,
-    GatherSpec,
-    KthSpec,
-    PartitionSpec,
-    SortSpec,
-    TopKSpec,
+from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..rules.operations import (
     gather_spec,
     kthvalue_spec,
     median_spec,

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...api import gather
 from ...errors import IndexOutOfRangeError, InvalidArgumentError
-from ...validation import check_gather_source, check_index_extents, check_same_rank
+from ...rules.operations import check_gather_source, check_index_extents, check_same_rank
 from .._boundary import Failure
 from .._constants import (
     ACL_BOOL,

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidArgumentError
-from ...validation import as_bool, as_int, normalize_axis
+from ...rules.arguments import as_bool, as_int, normalize_axis
 from .._boundary import Failure, show
 from .._constants import (
     ACL_BF16,

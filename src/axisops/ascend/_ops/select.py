@@ -27,7 +27,7 @@ from typing import Any
 
 from ...api import argsort, kthvalue, median, sort
 from ...errors import InvalidArgumentError
-from ...validation import check_k
+from ...rules.arguments import check_k
 from .._constants import ACL_INT64
 from .._context import CONTEXT
 from .._executors import Executor

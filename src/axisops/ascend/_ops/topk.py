@@ -23,7 +23,7 @@ import numpy as np
 
 from ...api import topk
 from ...errors import InvalidArgumentError
-from ...validation import check_k
+from ...rules.arguments import check_k
 from .._constants import ACL_INT64
 from .._context import CONTEXT
 from .._executors import Executor

@@ -45,7 +45,6 @@ index values cannot be checked, and out-of-range ones give the fill value
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -55,7 +54,8 @@ import numpy as np
 from jax import lax
 
 from ... import engines
-from ...validation import GatherSpec, TopKSpec, check_axis_length, check_narrowed_index
+from ...requests import GatherSpec, TopKSpec
+from ...rules.types import check_axis_length, check_narrowed_index
 
 __all__ = ["gather", "lax_topk", "order_key", "take", "topk"]
 
@@ -254,7 +254,8 @@ def lax_topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
 
     :func:`topk` runs this on every device but the CPU.
 
-    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import topk_spec
     >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
     >>> jax.jit(lax_topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
     Array([3, 1, 2], dtype=int32)
@@ -301,8 +302,8 @@ def _host_kernel(spec: TopKSpec) -> Any:
 
     def run(_context: Any, out: Any, x: Any) -> None:
         a = np.asarray(x)
-        piece = spec if a.shape == spec.shape else replace(
-            spec, shape=a.shape, axis=a.ndim + from_end)
+        piece = spec if a.shape == spec.shape else spec.replace(
+            shape=a.shape, axis=a.ndim + from_end)
         engine.topk_into(a, piece, np.asarray(out[0]), np.asarray(out[1]))
 
     return run
@@ -348,7 +349,8 @@ def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
     made with ``AXISOPS_JAX_HOST_KERNELS=0`` in the environment: ``jax.export``
     cannot serialize a program that calls back into Python.
 
-    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import topk_spec
     >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
     >>> jax.jit(topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
     Array([3, 1, 2], dtype=int32)
@@ -371,7 +373,8 @@ def gather(x: jax.Array, index: jax.Array, spec: GatherSpec) -> jax.Array:
     Index values must already be checked where they are concrete; traced
     out-of-range values give ``take_along_axis``'s fill value.
 
-    >>> from axisops.validation import ArrayMeta, gather_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import gather_spec
     >>> x, i = jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[2, -3], [0, 1]])
     >>> m = lambda a: ArrayMeta(a.shape, np.dtype(a.dtype))
     >>> gather(x, i, gather_spec(m(x), 1, m(i))).tolist()

@@ -24,7 +24,6 @@ dimensions) and ``grad``.  Without ``jax_enable_x64`` indices are int32, as
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -34,7 +33,8 @@ import numpy as np
 from jax import lax
 
 from ... import engines
-from ...validation import KthSpec, PartitionSpec, SortSpec, check_axis_length, check_narrowed_index
+from ...requests import KthSpec, PartitionSpec, SortSpec
+from ...rules.types import check_axis_length, check_narrowed_index
 from .ops import _buffer_callback, order_key, take
 
 __all__ = ["kthvalue", "lax_kthvalue", "lax_partition", "lax_sort", "partition", "sort"]
@@ -70,7 +70,8 @@ def lax_sort(x: jax.Array, spec: SortSpec, values: bool = True, indices: bool = 
     """``(values, indices)`` of the stable sort in ``lax`` operations (``None`` for the one
     not asked for); any device.
 
-    >>> from axisops.validation import ArrayMeta, sort_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import sort_spec
     >>> spec = sort_spec(ArrayMeta((5,), np.dtype("float32")), 0, True)
     >>> lax_sort(jnp.array([1.0, jnp.nan, 3.0, 1.0, -0.0]), spec)[1].tolist()
     [1, 2, 0, 3, 4]
@@ -86,7 +87,8 @@ def lax_kthvalue(x: jax.Array, spec: KthSpec):
     """``(values, indices)`` at position ``k - 1`` of the stable ascending order, of
     ``spec.out_shape``, in ``lax`` operations; any device.
 
-    >>> from axisops.validation import ArrayMeta, kthvalue_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import kthvalue_spec
     >>> spec = kthvalue_spec(ArrayMeta((5,), np.dtype("int32")), 4, 0, False)
     >>> [int(a) for a in lax_kthvalue(jnp.array([4, 1, 4, 1, 3]), spec)]
     [4, 0]
@@ -103,7 +105,8 @@ def lax_partition(x: jax.Array, spec: PartitionSpec, values: bool = True,
     """``(values, indices)`` of the deterministic partition at ``spec.kth`` in ``lax``
     operations (``None`` for the one not asked for); any device.
 
-    >>> from axisops.validation import ArrayMeta, partition_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import partition_spec
     >>> spec = partition_spec(ArrayMeta((7,), np.dtype("float32")), 3, 0)
     >>> lax_partition(jnp.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0]), spec)[1].tolist()
     [1, 3, 6, 0, 2, 4, 5]
@@ -144,8 +147,8 @@ def _host_kernel(method: str, spec: Spec, values: bool, indices: bool) -> Any:
 
     def run(_context: Any, out: Any, x: Any) -> None:
         a = np.asarray(x)
-        piece = spec if a.shape == spec.shape else replace(
-            spec, shape=a.shape, axis=a.ndim + from_end)
+        piece = spec if a.shape == spec.shape else spec.replace(
+            shape=a.shape, axis=a.ndim + from_end)
         got = _engine_call(engine, method, a, piece, values, indices)
         buffers = iter(out)
         for wanted, result in zip((values, indices), got):
@@ -223,7 +226,8 @@ def sort(x: jax.Array, spec: SortSpec, values: bool = True, indices: bool = True
     asked for); traceable.  Compiled for the CPU, the host's CPU engine; elsewhere
     :func:`lax_sort`.
 
-    >>> from axisops.validation import ArrayMeta, sort_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import sort_spec
     >>> spec = sort_spec(ArrayMeta((4,), np.dtype("float32")), 0, False)
     >>> jax.jit(sort, static_argnums=1)(jnp.array([2.0, jnp.nan, -0.0, 0.0]), spec)[1]
     Array([2, 3, 0, 1], dtype=int32)
@@ -236,7 +240,8 @@ def kthvalue(x: jax.Array, spec: KthSpec):
     """``(values, indices)`` of a validated kthvalue (or median) spec; traceable.  Compiled
     for the CPU, the host's CPU engine; elsewhere :func:`lax_kthvalue`.
 
-    >>> from axisops.validation import ArrayMeta, median_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import median_spec
     >>> spec = median_spec(ArrayMeta((4,), np.dtype("float32")), 0, False)
     >>> jax.jit(kthvalue, static_argnums=1)(jnp.array([4.0, 1.0, 3.0, 2.0]), spec)[1]
     Array(3, dtype=int32)
@@ -249,7 +254,8 @@ def partition(x: jax.Array, spec: PartitionSpec, values: bool = True, indices: b
     for the one not asked for); traceable.  Compiled for the CPU, the host's CPU engine;
     elsewhere :func:`lax_partition`.
 
-    >>> from axisops.validation import ArrayMeta, partition_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import partition_spec
     >>> spec = partition_spec(ArrayMeta((5,), np.dtype("int32")), 2, 0)
     >>> jax.jit(partition, static_argnums=1)(jnp.array([3, 1, 4, 1, 5]), spec)[1]
     Array([1, 3, 0, 2, 4], dtype=int32)

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...validation import GatherSpec, TopKSpec, raise_index_error
+from ...requests import GatherSpec, TopKSpec
+from ...rules.index_values import raise_index_error
 from .dtypes import SIGNED_BY_WIDTH, contiguous_bits, signed_view, torch_dtype
 
 __all__ = [
@@ -128,7 +129,8 @@ def as_index_dtype(order: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 def topk(x: torch.Tensor, spec: TopKSpec) -> tuple[torch.Tensor, torch.Tensor]:
     """``(values, indices)`` of the contract for a validated spec, on ``x``'s device.
 
-    >>> from axisops.validation import ArrayMeta, topk_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import topk_spec
     >>> import numpy as np
     >>> t = torch.tensor([1.0, 3.0, 3.0, float("nan")])
     >>> spec = topk_spec(ArrayMeta((4,), np.dtype("float32")), 3, -1, True, True, None)
@@ -192,7 +194,8 @@ def check_index(index: torch.Tensor, spec: GatherSpec) -> torch.Tensor:
 def gather(x: torch.Tensor, index: torch.Tensor, spec: GatherSpec) -> torch.Tensor:
     """torch.gather semantics for a validated spec, index values checked first.
 
-    >>> from axisops.validation import ArrayMeta, gather_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import gather_spec
     >>> import numpy as np
     >>> x = torch.tensor([[1, 2, 3], [4, 5, 6]])
     >>> i = torch.tensor([[2, -3], [0, 1]])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import torch
 
-from ...validation import KthSpec, PartitionSpec, SortSpec
+from ...requests import KthSpec, PartitionSpec, SortSpec
 from .dtypes import contiguous_bits, signed_view
 from .ops import _INF_BITS, gather_bits, order_key
 
@@ -81,7 +81,8 @@ def sort(x: torch.Tensor, spec: SortSpec, values: bool = True, indices: bool = T
     """``(values, indices)`` of the stable sort for a validated spec (``None`` for the one
     not asked for), contiguous, on ``x``'s device.
 
-    >>> from axisops.validation import ArrayMeta, sort_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import sort_spec
     >>> import numpy as np
     >>> spec = sort_spec(ArrayMeta((4,), np.dtype("float32")), 0, True)
     >>> v, i = sort(torch.tensor([1.0, float("nan"), 3.0, 1.0]), spec)
@@ -103,7 +104,8 @@ def kthvalue(x: torch.Tensor, spec: KthSpec) -> tuple[torch.Tensor, torch.Tensor
     """``(values, indices)`` at position ``spec.k - 1`` of the stable ascending order, of
     ``spec.out_shape``.
 
-    >>> from axisops.validation import ArrayMeta, kthvalue_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import kthvalue_spec
     >>> import numpy as np
     >>> spec = kthvalue_spec(ArrayMeta((5,), np.dtype("int64")), 4, 0, False)
     >>> [t.item() for t in kthvalue(torch.tensor([4, 1, 4, 1, 3]), spec)]
@@ -124,7 +126,8 @@ def partition(x: torch.Tensor, spec: PartitionSpec, values: bool = True,
     """``(values, indices)`` of the deterministic partition at ``spec.kth`` (``None`` for the
     one not asked for), contiguous, on ``x``'s device.
 
-    >>> from axisops.validation import ArrayMeta, partition_spec
+    >>> from axisops.requests import ArrayMeta
+    >>> from axisops.rules.operations import partition_spec
     >>> import numpy as np
     >>> spec = partition_spec(ArrayMeta((7,), np.dtype("float64")), 3, 0)
     >>> partition(torch.tensor([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0]), spec)[1].tolist()

@@ -22,7 +22,8 @@ import torch
 import triton
 import triton.language as tl
 
-from ...validation import GatherSpec, raise_index_error
+from ...requests import GatherSpec
+from ...rules.index_values import raise_index_error
 from ..torch.dtypes import signed_view
 from .layout import MAX_RANK, coalesce
 

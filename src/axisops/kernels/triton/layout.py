@@ -6,7 +6,7 @@ before the registry picks it, and the kernel walks what :func:`coalesce` gives.
 
 from __future__ import annotations
 
-from ...validation import GatherSpec
+from ...requests import GatherSpec
 
 __all__ = ["MAX_RANK", "coalesce", "fits"]
 

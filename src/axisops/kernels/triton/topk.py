@@ -45,7 +45,7 @@ import torch
 import triton
 import triton.language as tl
 
-from ...validation import TopKSpec
+from ...requests import TopKSpec
 from ..torch.dtypes import signed_view, torch_dtype
 
 __all__ = ["INTERPRETED", "interpreting", "topk"]
