@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace axisops {
+#include "common/isa.hpp"
+#include "common/kind.hpp"
 
-// How the bits of an element become a key; the values are the Python side's codes.
-enum class Kind : int { Unsigned = 0, Signed = 1, Float = 2, BFloat = 3, Bool = 4 };
+namespace axisops {
+namespace AXISOPS_ISA_NS {
+
 
 template <class U>
 struct Bits {
@@ -110,4 +112,5 @@ bool with_key(int itemsize, Kind kind, F&& f) {
     }
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

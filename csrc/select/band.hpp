@@ -12,6 +12,8 @@
 // every instruction-set level gives the same bits.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
@@ -27,6 +29,7 @@
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // A hint to fetch the cache line at p into the caches (a read soon follows).
 inline void prefetch_line(const void* p) {
@@ -387,4 +390,5 @@ inline void key_range(const K* keys, int64_t m, K& lo, K& hi) {
     hi = b;
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

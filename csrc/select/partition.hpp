@@ -12,6 +12,8 @@
 // InputChanged instead of writing past it.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "select/rows.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // An element by its key and index.
 template <class K>
@@ -348,4 +351,5 @@ void count_segments(const K* keys, int64_t begin, int64_t len, const Ranked<K>* 
     }
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -8,6 +8,8 @@
 //   order, so the answer is the same for any number of parts or threads.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -23,6 +25,7 @@
 #include "select/rows.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // Chunks read ahead of the one being worked on (measured: a fill of 10M float32 keys by
 // chunks of 2048 took 5.4 ms with no prefetching, 4.5 ms one chunk ahead, 3.1 ms two
@@ -386,4 +389,5 @@ int64_t select_parted(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq,
     return int64_t(i);
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -2,6 +2,8 @@
 // sequence, and where a sequence's results go.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -11,6 +13,7 @@
 #include "select/band.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // The tuning's parallel_min: below this many elements a call runs on one thread (a
 // hand-off costs more than it saves); task_min and tasks_per_thread: a task holds about
@@ -94,4 +97,5 @@ struct RowsOut {
     int64_t step() const { return inner; }
 };
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

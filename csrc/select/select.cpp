@@ -14,8 +14,10 @@
 #include "select/request.hpp"
 #include "select/rows.hpp"
 #include "select/strategy.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 using namespace select_detail;
@@ -185,4 +187,5 @@ void partition(const PartitionRequest& req) {
              [&](auto key) { run_partition<decltype(key)>(req, seqs, strategy, trace); });
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -9,8 +9,10 @@
 #include "select/request.hpp"
 #include "select/sort.hpp"
 #include "select/strategy.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 using namespace select_detail;
@@ -46,4 +48,5 @@ void sort(const SortRequest& req) {
              [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy, trace); });
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

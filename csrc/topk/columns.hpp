@@ -21,6 +21,8 @@
 // thresholds are theirs (measured with the Numba kernels, 2-core AMD EPYC).
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <climits>
@@ -31,9 +33,10 @@
 #include "common/errors.hpp"
 #include "common/order.hpp"
 #include "common/pool.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // The columns' size switches are fields of the call's Tuning (common/tuning.hpp):
 // - column_rows (at most 32): rows of a column panel whose maxima are taken before any
@@ -590,4 +593,5 @@ void topk_columns_split(const TopKJob<KeyT>& job, int threads) {
     });
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -13,8 +13,10 @@
 #include "topk/radix.hpp"
 #include "topk/request.hpp"
 #include "topk/scan.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 // The size switches (parallel_min, task_min, tasks_per_thread, insert_*, extract_*,
@@ -113,4 +115,5 @@ void topk(const TopKRequest& req) {
     if (!known) throw std::invalid_argument("axisops._core: unsupported key type");
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -32,6 +32,8 @@
 // (src/axisops/kernels/numba/scan.py), on the project's 2-core machine.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,7 +45,7 @@
 #include "common/errors.hpp"
 #include "common/order.hpp"
 #include "common/pool.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 #if defined(_MSC_VER)
 #define AXISOPS_NOINLINE __declspec(noinline)
@@ -52,6 +54,7 @@
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace scan_detail {
 
 // Elements per block whose maximum bounds them all.
@@ -803,4 +806,5 @@ void topk_scan_split(const TopKJob<KeyT>& job, int threads) {
                                  bounds.data(), parts, heads.data(), keys.data());
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -1,7 +1,8 @@
 // Test hooks for the scan's internals (tests/test_cpu_scan.py), not part of axisops' API: the
 // bound selections on given values, one segment's block maxima, and one sequence's
-// candidates with what the scan did to find them. Arguments are checked so that a wrong call
-// raises ValueError instead of reading outside an array.
+// candidates with what the scan did to find them (the baseline level's code: this file is
+// compiled once). Arguments are checked so that a wrong call raises ValueError instead of
+// reading outside an array.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -16,6 +17,8 @@ namespace nb = nanobind;
 
 namespace axisops {
 namespace {
+
+using namespace AXISOPS_ISA_NS;
 
 using Raw = nb::ndarray<nb::ro, nb::device::cpu, nb::ndim<1>>;
 

@@ -1,0 +1,34 @@
+// The entry points of the kernels of one instruction-set level (AXISOPS_ISA_NS), and its
+// table (common/dispatch.hpp). A family of kernels that runs no faster on wider
+// instructions is compiled at the baseline level only (CMakeLists.txt: AXISOPS_OWN_<family>
+// says which a level compiles itself); the wider levels' tables point at the baseline's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/dispatch.hpp"
+#include "common/isa.hpp"
+#include "gather/request.hpp"
+#include "select/request.hpp"
+#include "topk/request.hpp"
+
+namespace axisops {
+
+#define AXISOPS_DECLARE_LEVEL(ns)                                   \
+    namespace ns {                                                  \
+    void topk(const TopKRequest& req);                              \
+    std::string topk_strategy(const TopKRequest& req);              \
+    void sort(const SortRequest& req);                              \
+    std::string sort_strategy(const SortRequest& req);              \
+    void kthvalue(const KthRequest& req);                           \
+    std::string kthvalue_strategy(const KthRequest& req);           \
+    void partition(const PartitionRequest& req);                    \
+    std::string partition_strategy(const PartitionRequest& req);    \
+    int64_t gather(const GatherRequest& req);                       \
+    }
+AXISOPS_DECLARE_LEVEL(baseline)
+AXISOPS_DECLARE_LEVEL(AXISOPS_ISA_NS)
+#undef AXISOPS_DECLARE_LEVEL
+
+}  // namespace axisops
