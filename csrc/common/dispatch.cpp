@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <stdexcept>
 
 #include "common/cpu.hpp"
@@ -26,20 +27,28 @@ AXISOPS_LEVEL_TABLE(avx512)
 
 namespace {
 
-const std::vector<const Kernels*>& tables() {
-    static const std::vector<const Kernels*> all = {
+// The tables, lowest level first: a plain array, which no static destructor frees while a
+// thread the interpreter leaves running at exit (a daemon thread, a pool worker) still
+// reads it.
+const Kernels* const TABLES[] = {
 #ifdef AXISOPS_LEVEL_BASELINE
-        &baseline::kernels,
+    &baseline::kernels,
 #endif
 #ifdef AXISOPS_LEVEL_AVX2
-        &avx2::kernels,
+    &avx2::kernels,
 #endif
 #ifdef AXISOPS_LEVEL_AVX512
-        &avx512::kernels,
+    &avx512::kernels,
 #endif
-    };
-    return all;
-}
+};
+
+struct Tables {
+    const Kernels* const* begin() const { return std::begin(TABLES); }
+    const Kernels* const* end() const { return std::end(TABLES); }
+    const Kernels* front() const { return TABLES[0]; }
+};
+
+Tables tables() { return {}; }
 
 // The best level built that this CPU runs.
 const Kernels* best() {

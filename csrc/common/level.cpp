@@ -1,6 +1,6 @@
 // The table of one instruction-set level's kernels (compiled once per level): its own
-// entry points for the families it compiles (AXISOPS_OWN_<family>), the baseline's for the
-// others.
+// entry points for the families it compiles (AXISOPS_OWN_<family>), the lowest level's
+// (AXISOPS_BASE_NS) for the others.
 #include "common/level.hpp"
 
 #define AXISOPS_STRINGIFY(x) #x
@@ -8,7 +8,7 @@
 #define AXISOPS_FROM(own) AXISOPS_FROM_EXPANDED(own)
 #define AXISOPS_FROM_EXPANDED(own) AXISOPS_FROM_##own
 #define AXISOPS_FROM_1 AXISOPS_ISA_NS
-#define AXISOPS_FROM_0 baseline
+#define AXISOPS_FROM_0 AXISOPS_BASE_NS
 
 namespace axisops {
 namespace AXISOPS_ISA_NS {

@@ -1,7 +1,8 @@
 // The entry points of the kernels of one instruction-set level (AXISOPS_ISA_NS), and its
 // table (common/dispatch.hpp). A family of kernels that runs no faster on wider
-// instructions is compiled at the baseline level only (CMakeLists.txt: AXISOPS_OWN_<family>
-// says which a level compiles itself); the wider levels' tables point at the baseline's.
+// instructions is compiled at the lowest level built only (AXISOPS_BASE_NS: the baseline,
+// unless a developer builds fewer levels; CMakeLists.txt's AXISOPS_OWN_<family> says which
+// families a level compiles itself); the wider levels' tables point at the lowest's.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@ namespace axisops {
     std::string partition_strategy(const PartitionRequest& req);    \
     int64_t gather(const GatherRequest& req);                       \
     }
-AXISOPS_DECLARE_LEVEL(baseline)
+AXISOPS_DECLARE_LEVEL(AXISOPS_BASE_NS)
 AXISOPS_DECLARE_LEVEL(AXISOPS_ISA_NS)
 #undef AXISOPS_DECLARE_LEVEL
 

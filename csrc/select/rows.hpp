@@ -43,15 +43,15 @@ void for_rows(const Tuning& t, const Sequences& s, int threads, Rows rows) {
                  [&](int64_t task) { rows(task * per, std::min(count, (task + 1) * per)); });
 }
 
-// out[i] = key(src[i * stride]) for i < count, widened to 32 or 64 bits.
+// out[i] = key(src[i * stride]) ^ flip for i < count, widened to 32 or 64 bits.
 template <class KeyT>
 inline void fill_wide(const typename KeyT::type* src, int64_t stride, int64_t count,
-                      Wide<typename KeyT::type>* out) {
+                      typename KeyT::type flip, Wide<typename KeyT::type>* out) {
     using K = Wide<typename KeyT::type>;
     if (stride == 1) {
-        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i]));
+        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i], flip));
     } else {
-        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i * stride]));
+        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i * stride], flip));
     }
 }
 

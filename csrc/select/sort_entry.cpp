@@ -19,9 +19,9 @@ using namespace select_detail;
 
 template <class KeyT>
 void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy,
-              Trace& trace) {
+              Trace& trace, typename KeyT::type sign) {
     using U = typename KeyT::type;
-    const SortJob<KeyT> job{seqs,        req.descending ? U(~U(0)) : U(0),
+    const SortJob<KeyT> job{seqs,        U((req.descending ? U(~U(0)) : U(0)) ^ sign),
                             static_cast<U*>(req.values), req.indices,
                             RowsOut{seqs.n, seqs.inner}, req.tune, trace};
     if (strategy == "rows") {
@@ -45,7 +45,7 @@ void sort(const SortRequest& req) {
     if (seqs.count() == 0 || seqs.n == 0) return;
     Trace trace;
     dispatch(req.x, req.kind,
-             [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy, trace); });
+             [&](auto key, auto sign) { run_sort<decltype(key)>(req, seqs, strategy, trace, sign); });
 }
 
 }  // namespace AXISOPS_ISA_NS

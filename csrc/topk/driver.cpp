@@ -104,10 +104,10 @@ void topk(const TopKRequest& req) {
     Trace trace;
     if ((strategy == "columns" || strategy == "column-split") && !columns_fit(seqs))
         strategy = "scan";  // neighbouring sequences are not unit-stride apart
-    const bool known = with_key(req.x.itemsize, req.kind, [&](auto key) {
+    const bool known = with_key(req.x.itemsize, req.kind, [&](auto key, auto sign) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;
-        const TopKJob<KeyT> job{seqs,        req.k,       req.largest ? U(0) : U(~U(0)),
+        const TopKJob<KeyT> job{seqs,        req.k,       U((req.largest ? U(0) : U(~U(0))) ^ sign),
                                 req.sorted,  req.threads, req.segment,
                                 static_cast<U*>(req.values), req.indices, req.tune, trace};
         run(strategy, job);
