@@ -303,7 +303,7 @@ inline void band_pass_of(const B* src, KeyOf key_of, uint32_t base, int64_t coun
     static_assert(band_fuses<B>() && sizeof(B) == sizeof(K), "no fused pass here");
     int64_t from = 0;
 #ifdef AXISOPS_BAND_AVX512
-    constexpr int lanes = int(64 / sizeof(K));
+    static constexpr int lanes = int(64 / sizeof(K));
     auto load = [src, key_of](int64_t j) {
         alignas(64) K t[lanes];
         for (int l = 0; l < lanes; ++l) t[l] = K(key_of(src[j + l]));

@@ -238,7 +238,7 @@ void split_of(const typename KeyT::type* src, typename KeyT::type flip, int64_t 
     using U = typename KeyT::type;
     int64_t done = 0;
 #ifdef AXISOPS_BAND_AVX512
-    constexpr int lanes = int(64 / sizeof(U));
+    static constexpr int lanes = int(64 / sizeof(U));
     const U* at = src + begin;
     auto load = [at, flip](int64_t j) {
         alignas(64) U t[lanes];

@@ -341,9 +341,10 @@ private:
         }
         for (int64_t t = 0; t < m; ++t) {
             const int64_t c = hits[t];
-            U* tk = keys + c * cap;
-            int64_t* ti = idx + c * cap;
-            int64_t* tw = words + c * W;
+            // the pairs of a column (W == 0) or its words (W > 0): the other array is empty
+            U* tk = W ? nullptr : keys + c * cap;
+            int64_t* ti = W ? nullptr : idx + c * cap;
+            int64_t* tw = W ? words + c * W : nullptr;
             int64_t least = W ? least_word_[size_t(c)] : 0;
             int64_t count = W ? 0 : cnt[c];
             U need = gate[c];

@@ -122,10 +122,12 @@ inline int64_t segment_length(const Tuning& t, int64_t requested, int64_t stride
 }
 
 // How many segments (of at most `seg` elements) of a sequence of n give its first bound.
+// The sampled segments are distinct (at most one per segment): a segment sampled twice
+// would count its block maxima twice, and the bound they give could pass the k-th best.
 inline int64_t samples(const Tuning& t, int64_t n, int64_t seg, int64_t k) {
     const int64_t parts = (n + seg - 1) / seg;
-    if (parts < t.sample_min_segments) return 0;
-    return std::max<int64_t>(2, std::min({k / t.sample_k, t.sample_max, parts / 8}));
+    if (parts < t.sample_min_segments || parts < 2) return 0;
+    return std::min(parts, std::max<int64_t>(2, std::min({k / t.sample_k, t.sample_max, parts / 8})));
 }
 
 // Block j of a segment of m elements holds elements r * blocks + j (r < rows). Rows are
