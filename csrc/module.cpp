@@ -1,8 +1,9 @@
-// axisops._core: the Python bindings of the compiled kernels (one module per instruction-set
-// level; axisops/_core/__init__.py picks one). Arguments arrive validated by axisops'
-// Python layer; the checks here only keep a wrong call from reading or writing outside an
-// array, or from writing anywhere but the caller's outputs (they raise ValueError, never
-// crash). Outputs are taken as they are, never converted: an output the kernel cannot
+// axisops._core._kernels: the Python bindings of the compiled kernels (one module; each
+// call goes to the kernels of the instruction-set level in use, common/dispatch.hpp).
+// Arguments arrive validated by axisops' Python layer; the checks here are only those that
+// memory safety needs (ranks, shapes, strides, dtypes, k, kth and axis in range), so that a
+// wrong call can neither read nor write outside an array, nor write anywhere but the
+// caller's outputs (they raise ValueError, never crash). Outputs are taken as they are, never converted: an output the kernel cannot
 // write in place (strided, Fortran-ordered, read-only, of another type) is refused, not
 // copied into a temporary that would be written and dropped.
 #include <nanobind/nanobind.h>
@@ -21,8 +22,9 @@
 #include <vector>
 
 #include "common/cpu.hpp"
+#include "common/dispatch.hpp"
 #include "common/errors.hpp"
-#include "common/layout.hpp"
+#include "common/view.hpp"
 #include "common/pool.hpp"
 #include "common/tuning.hpp"
 #include "gather/request.hpp"
@@ -332,12 +334,18 @@ std::vector<std::string> seen_paths() {
 
 }  // namespace
 
-NB_MODULE(AXISOPS_MODULE, m) {
-    m.doc() = "axisops' compiled CPU kernels (" AXISOPS_ISA_NAME " instruction-set level)";
-    m.attr("ISA") = AXISOPS_ISA_NAME;
+NB_MODULE(_kernels, m) {
+    m.doc() = "axisops' compiled CPU kernels, one table per instruction-set level";
     m.attr("COMPILER") = AXISOPS_COMPILER;
     m.attr("BUILD") = AXISOPS_BUILD_TYPE;
     nb::exception<InputChanged>(m, "InputChanged", PyExc_RuntimeError);
+    nb::dict kinds;
+    for (int k = 0; k <= int(Kind::Bool); ++k) kinds[KIND_NAMES[k]] = k;
+    m.attr("KINDS") = kinds;
+    m.attr("TOPK_STRATEGIES") = std::vector<std::string>(std::begin(TOPK_STRATEGIES),
+                                                         std::end(TOPK_STRATEGIES));
+    m.attr("SELECT_STRATEGIES") = std::vector<std::string>(std::begin(SELECT_STRATEGIES),
+                                                           std::end(SELECT_STRATEGIES));
     m.attr("PATHS") = path_names();
     m.def("_tuning", []() { return tuning_dict(current_tuning()); },
           "The size switches calls start with now (test hook).");
@@ -349,9 +357,14 @@ NB_MODULE(AXISOPS_MODULE, m) {
     m.def("_reset_paths", &reset_paths_seen, "Forgets the paths taken (test hook).");
     m.def("cpu_levels", &cpu_levels,
           "The instruction-set levels this CPU (and its OS) can run, lowest first.");
+    m.def("built_levels", &built_levels, "The instruction-set levels built in, lowest first.");
+    m.def("level", []() { return std::string(kernels().level); },
+          "The instruction-set level in use.");
+    m.def("_use_level", &use_level, nb::arg("level"),
+          "Uses `level` from now on; returns the level in use before (test hook).");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");
     m.def("pool_jobs", &pool_jobs, "Calls that ran on more than one thread so far.");
-    m.def("pool_probe", &pool_probe, nb::arg("tasks"), nb::arg("threads"),
+    m.def("_pool_probe", &pool_probe, nb::arg("tasks"), nb::arg("threads"),
           nb::arg("fail_at") = -1, "The pool's mechanism, for tests.");
     m.def("topk", &py_topk, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),
           nb::arg("largest"), nb::arg("sorted"), nb::arg("values").noconvert(),

@@ -27,7 +27,7 @@ def restore_threads():
 
 @pytest.mark.parametrize("tasks, threads", [(0, 3), (1, 3), (7, 1), (200, 2), (200, 3), (5, 64)])
 def test_every_task_runs_once_on_at_most_the_threads_asked_for(tasks, threads):
-    ran = _core.kernels.pool_probe(tasks, threads)
+    ran = _core.kernels._pool_probe(tasks, threads)
     assert len(ran) == tasks  # one record per task: each ran, and only once
     if threads == 1 or tasks <= 1:
         assert set(ran) <= {0}  # no hand-off at all
@@ -39,8 +39,8 @@ def test_a_failing_task_is_raised_once_every_started_task_has_finished():
     for fail_at in (0, 7, 199):
         with pytest.raises(RuntimeError, match=rf"^task {fail_at} failed; started (\d+), "
                                                r"finished \1$"):
-            _core.kernels.pool_probe(200, 3, fail_at)
-    assert len(_core.kernels.pool_probe(50, 3)) == 50  # and the pool still works
+            _core.kernels._pool_probe(200, 3, fail_at)
+    assert len(_core.kernels._pool_probe(50, 3)) == 50  # and the pool still works
 
 
 def test_calls_from_many_python_threads_at_once_each_get_all_their_tasks():
@@ -51,7 +51,7 @@ def test_calls_from_many_python_threads_at_once_each_get_all_their_tasks():
         start.wait()
         try:
             for r in range(20):
-                ran = _core.kernels.pool_probe(50 + seed + r, 1 + (seed + r) % 3)
+                ran = _core.kernels._pool_probe(50 + seed + r, 1 + (seed + r) % 3)
                 results.append(len(ran) == 50 + seed + r)
         except Exception as exc:
             problems.append(repr(exc))

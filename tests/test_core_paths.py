@@ -335,3 +335,15 @@ def test_arena_is_reused(small):
 def test_every_path_is_named_once():
     assert len(ALL_PATHS) == len(K.PATHS) <= 64
     assert set(SMALL) <= set(K._tuning())
+
+
+@pytest.mark.parametrize("n", [100, 2000, 5000])
+@pytest.mark.parametrize("k", [1, 2, 10])
+def test_a_scan_samples_each_segment_once(n, k):
+    """Found by the top-k fuzzer: with sample_min_segments=1, a sequence of fewer segments
+    than samples had one segment sampled twice, its block maxima counted twice, and a
+    first bound above the k-th best (the scan then reported a changed input)."""
+    x = np.random.default_rng(n + k).integers(0, 1000, n).astype(np.int32)
+    with _core.tuned(sample_min_segments=1, unit_segment=max(64, n // 3)):
+        for largest in (True, False):
+            _topk_check(x[None], k, 1, largest, "scan")

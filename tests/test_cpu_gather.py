@@ -33,9 +33,9 @@ from strategies import GATHER_DTYPES, INT_DTYPES, special_values
 BLOCK, AHEAD = _core.kernels._tuning()["gather_block"], cpu.PREFETCH_DISTANCE
 
 
-def _kernel(x, idx, out, ahead, *, dim=0, threads=1, task=0, module=None):
+def _kernel(x, idx, out, ahead, *, dim=0, threads=1, task=0):
     """The core's gather of raw ``x`` at ``idx`` into ``out``: its return value."""
-    return (module or _core.kernels).gather(x, idx, dim, out, threads, ahead, task)
+    return _core.kernels.gather(x, idx, dim, out, threads, ahead, task)
 
 
 def _spec(x, dim, idx):
@@ -508,11 +508,10 @@ def test_every_isa_level_gives_the_same_bits():
     for dim, idx in cases:
         results = {}
         for level in _core.available_levels():
-            module = _core.load(level)
             for ahead in (0, AHEAD):
                 out = np.zeros(idx.shape, np.uint64)
-                assert _kernel(x, idx, out, ahead, dim=dim, threads=2, task=999,
-                               module=module) == -1
+                with _core.level(level):
+                    assert _kernel(x, idx, out, ahead, dim=dim, threads=2, task=999) == -1
                 results[(level, ahead)] = out.tobytes()
         assert len(set(results.values())) == 1, sorted(results)
         assert results[(_core.LEVEL, 0)] == np.take_along_axis(

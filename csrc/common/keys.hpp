@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace axisops {
+#include "common/isa.hpp"
+#include "common/kind.hpp"
 
-// How the bits of an element become a key; the values are the Python side's codes.
-enum class Kind : int { Unsigned = 0, Signed = 1, Float = 2, BFloat = 3, Bool = 4 };
+namespace axisops {
+namespace AXISOPS_ISA_NS {
+
 
 template <class U>
 struct Bits {
@@ -72,37 +74,41 @@ struct Key {
     static inline U of(U u, U flip) { return U(of(u) ^ flip); }
 };
 
-// Calls `f(Key<U, K>{})` for the runtime (itemsize, kind) pair; false if there is none.
+// Calls `f(Key<U, K>{}, flip)` for the runtime (itemsize, kind) pair; false if there is
+// none. A signed integer's key is its bits with the sign bit flipped, so signed kinds run
+// the unsigned kernels with `flip` (the sign bit, else 0) XORed into every key: each key
+// width compiles one integer kernel, not two. Kernels XOR `flip` into their own (the
+// all-ones "smallest first" flip, say) and read keys only through it.
 template <class F>
 bool with_key(int itemsize, Kind kind, F&& f) {
     switch (itemsize) {
         case 1:
             switch (kind) {
-                case Kind::Unsigned: f(Key<uint8_t, Kind::Unsigned>{}); return true;
-                case Kind::Signed: f(Key<uint8_t, Kind::Signed>{}); return true;
-                case Kind::Bool: f(Key<uint8_t, Kind::Bool>{}); return true;
+                case Kind::Unsigned: f(Key<uint8_t, Kind::Unsigned>{}, uint8_t(0)); return true;
+                case Kind::Signed: f(Key<uint8_t, Kind::Unsigned>{}, Bits<uint8_t>::sign); return true;
+                case Kind::Bool: f(Key<uint8_t, Kind::Bool>{}, uint8_t(0)); return true;
                 default: return false;
             }
         case 2:
             switch (kind) {
-                case Kind::Unsigned: f(Key<uint16_t, Kind::Unsigned>{}); return true;
-                case Kind::Signed: f(Key<uint16_t, Kind::Signed>{}); return true;
-                case Kind::Float: f(Key<uint16_t, Kind::Float>{}); return true;
-                case Kind::BFloat: f(Key<uint16_t, Kind::BFloat>{}); return true;
+                case Kind::Unsigned: f(Key<uint16_t, Kind::Unsigned>{}, uint16_t(0)); return true;
+                case Kind::Signed: f(Key<uint16_t, Kind::Unsigned>{}, Bits<uint16_t>::sign); return true;
+                case Kind::Float: f(Key<uint16_t, Kind::Float>{}, uint16_t(0)); return true;
+                case Kind::BFloat: f(Key<uint16_t, Kind::BFloat>{}, uint16_t(0)); return true;
                 default: return false;
             }
         case 4:
             switch (kind) {
-                case Kind::Unsigned: f(Key<uint32_t, Kind::Unsigned>{}); return true;
-                case Kind::Signed: f(Key<uint32_t, Kind::Signed>{}); return true;
-                case Kind::Float: f(Key<uint32_t, Kind::Float>{}); return true;
+                case Kind::Unsigned: f(Key<uint32_t, Kind::Unsigned>{}, uint32_t(0)); return true;
+                case Kind::Signed: f(Key<uint32_t, Kind::Unsigned>{}, Bits<uint32_t>::sign); return true;
+                case Kind::Float: f(Key<uint32_t, Kind::Float>{}, uint32_t(0)); return true;
                 default: return false;
             }
         case 8:
             switch (kind) {
-                case Kind::Unsigned: f(Key<uint64_t, Kind::Unsigned>{}); return true;
-                case Kind::Signed: f(Key<uint64_t, Kind::Signed>{}); return true;
-                case Kind::Float: f(Key<uint64_t, Kind::Float>{}); return true;
+                case Kind::Unsigned: f(Key<uint64_t, Kind::Unsigned>{}, uint64_t(0)); return true;
+                case Kind::Signed: f(Key<uint64_t, Kind::Unsigned>{}, Bits<uint64_t>::sign); return true;
+                case Kind::Float: f(Key<uint64_t, Kind::Float>{}, uint64_t(0)); return true;
                 default: return false;
             }
         default:
@@ -110,4 +116,5 @@ bool with_key(int itemsize, Kind kind, F&& f) {
     }
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -11,25 +11,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/isa.hpp"
+#include "common/view.hpp"
+
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
-constexpr int MAX_DIMS = 64;
-
-// An array as the bindings hand it over: its first element's address, and per dimension
-// its size and its stride in elements (any sign).
-struct View {
-    const void* data = nullptr;
-    int ndim = 0;
-    int64_t shape[MAX_DIMS] = {};
-    int64_t strides[MAX_DIMS] = {};
-    int itemsize = 0;
-
-    int64_t size() const {
-        int64_t s = 1;
-        for (int d = 0; d < ndim; ++d) s *= shape[d];
-        return s;
-    }
-};
 
 struct Sequences {
     const void* base = nullptr;  // element 0 of sequence 0 lies at base + offset(0)
@@ -125,4 +112,5 @@ inline Sequences sequences(const View& v, int axis) {
     return s;
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -10,10 +10,13 @@
 // neither the thread count nor the order candidates arrive in can change the answer.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <cstdint>
 #include <utility>
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // Up to this k, `select_best` selects by insertion and leaves the k sorted: a quickselect's
 // comparisons mispredict half the time, and for k=10 over 2k candidates insertion measured
@@ -266,4 +269,5 @@ void finish_best(U* keys, int64_t* idx, int64_t m, int64_t k, bool do_sort) {
     if (do_sort && k > SORTED_K) sort_best(keys, idx, k);
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -10,11 +10,14 @@
 // keys), so each digit then costs one scatter pass.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <utility>
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace radix {
 
 constexpr int DIGIT_BITS = 8;
@@ -103,4 +106,5 @@ P* sort_pairs(U* keys_a, U* keys_b, P* pay_a, P* pay_b, int64_t n, int64_t* hist
 }
 
 }  // namespace radix
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

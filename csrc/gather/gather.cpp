@@ -16,8 +16,10 @@
 #include "common/pool.hpp"
 #include "gather/kernels.hpp"
 #include "gather/request.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 // The tuning's parallel_min: below this many output elements a call runs on one thread (a
@@ -124,4 +126,5 @@ int64_t gather(const GatherRequest& req) {
     return stop;
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -24,6 +24,8 @@
 // L2: its vectorised position pass wins) and along inner dimensions.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -39,6 +41,7 @@
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // The tuning's gather_block, output elements per block of positions: the buffer (2048 +
 // the prefetch distance's 256 8-byte positions, 18 KiB) stays within a 32 KiB L1.
@@ -173,6 +176,7 @@ int64_t gather_rows(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
     return -1;
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)

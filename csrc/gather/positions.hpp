@@ -23,6 +23,8 @@
 // read outside x.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -40,6 +42,7 @@
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // A 16-byte element (complex128) moved as its bits.
 struct Raw16 {
@@ -197,6 +200,7 @@ int64_t first_bad(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
     return t0;
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)

@@ -13,11 +13,14 @@
 // million reads; 10M reads from 40 MiB: 47 ms against 96).
 #pragma once
 
+#include "common/isa.hpp"
+
 #if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
 #include <xmmintrin.h>
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 inline void prefetch(const void* p) {
 #if defined(__GNUC__) || defined(__clang__)
@@ -29,4 +32,5 @@ inline void prefetch(const void* p) {
 #endif
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

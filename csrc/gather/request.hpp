@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "common/layout.hpp"
+#include "common/view.hpp"
 #include "common/tuning.hpp"
 
 namespace axisops {

@@ -50,13 +50,15 @@ private:
     size_t bytes_ = 0;
     size_t keep_max_;
 
+    // Never destroyed (allocated once, never freed): a thread the interpreter leaves
+    // running at exit may still be inside a call when static destructors run.
     static std::mutex& lock() {
-        static std::mutex m;
-        return m;
+        static std::mutex* m = new std::mutex();
+        return *m;
     }
     static std::unique_ptr<std::max_align_t[]>& kept() {
-        static std::unique_ptr<std::max_align_t[]> k;
-        return k;
+        static auto* k = new std::unique_ptr<std::max_align_t[]>();
+        return *k;
     }
     static size_t& kept_bytes() {
         static size_t b = 0;

@@ -12,6 +12,8 @@
 // every instruction-set level gives the same bits.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
@@ -27,6 +29,7 @@
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // A hint to fetch the cache line at p into the caches (a read soon follows).
 inline void prefetch_line(const void* p) {
@@ -300,7 +303,7 @@ inline void band_pass_of(const B* src, KeyOf key_of, uint32_t base, int64_t coun
     static_assert(band_fuses<B>() && sizeof(B) == sizeof(K), "no fused pass here");
     int64_t from = 0;
 #ifdef AXISOPS_BAND_AVX512
-    constexpr int lanes = int(64 / sizeof(K));
+    static constexpr int lanes = int(64 / sizeof(K));
     auto load = [src, key_of](int64_t j) {
         alignas(64) K t[lanes];
         for (int l = 0; l < lanes; ++l) t[l] = K(key_of(src[j + l]));
@@ -387,4 +390,5 @@ inline void key_range(const K* keys, int64_t m, K& lo, K& hi) {
     hi = b;
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

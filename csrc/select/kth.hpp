@@ -22,6 +22,8 @@
 // threads or the path taken; only the time does.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +35,7 @@
 #include "select/band.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // The tuning's kth_final: up to this many candidates go to the pivot search, more are
 // narrowed by a sample first; sequences this short are searched by value directly.
@@ -361,4 +364,5 @@ int64_t select_small(const K* keys, int64_t n, int64_t r) {
     return locate_eq(keys, n, v, r - below);
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

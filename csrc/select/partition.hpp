@@ -12,6 +12,8 @@
 // InputChanged instead of writing past it.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "select/rows.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // An element by its key and index.
 template <class K>
@@ -229,23 +232,23 @@ void split(const K* keys, int64_t begin, int64_t len, bool before_pivot, K pk, c
 // split for unit-stride elements of 32 or 64 bits on AVX-512 (band_fuses), their keys
 // computed from the bits in registers; `buf` (len keys) serves the tail.
 template <class KeyT>
-void split_of(const typename KeyT::type* src, int64_t begin, int64_t len, bool before_pivot,
-              typename KeyT::type pk, typename KeyT::type* ov, int64_t* oi, int64_t row,
-              const Sides& sides, Wide<typename KeyT::type>* buf) {
+void split_of(const typename KeyT::type* src, typename KeyT::type flip, int64_t begin,
+              int64_t len, bool before_pivot, typename KeyT::type pk, typename KeyT::type* ov,
+              int64_t* oi, int64_t row, const Sides& sides, Wide<typename KeyT::type>* buf) {
     using U = typename KeyT::type;
     int64_t done = 0;
 #ifdef AXISOPS_BAND_AVX512
-    constexpr int lanes = int(64 / sizeof(U));
+    static constexpr int lanes = int(64 / sizeof(U));
     const U* at = src + begin;
-    auto load = [at](int64_t j) {
+    auto load = [at, flip](int64_t j) {
         alignas(64) U t[lanes];
-        for (int l = 0; l < lanes; ++l) t[l] = KeyT::of(at[j + l]);
+        for (int l = 0; l < lanes; ++l) t[l] = KeyT::of(at[j + l], flip);
         return _mm512_load_si512(t);
     };
     done = split_vector(load, begin, len, before_pivot, pk, src, ov ? ov + row : nullptr,
                         oi ? oi + row : nullptr, sides);
 #endif
-    fill_wide<KeyT>(src + begin + done, 1, len - done, buf);
+    fill_wide<KeyT>(src + begin + done, 1, len - done, flip, buf);
     split_scalar(buf, begin + done, len - done, before_pivot, Wide<U>(pk), src, int64_t(1), ov,
                  oi, row, int64_t(1), sides);
 }
@@ -296,8 +299,9 @@ void partition_span(const K* keys, int64_t begin, int64_t len, const U* src, int
 // computed here: in registers where the split fuses (one pivot, unit strides, 32- or
 // 64-bit elements on AVX-512), else widened into `buf` (len keys or more) first.
 template <class KeyT>
-void partition_span_of(const typename KeyT::type* src, int64_t stride, int64_t begin,
-                       int64_t len, const Ranked<Wide<typename KeyT::type>>* piv, Segments& seg,
+void partition_span_of(const typename KeyT::type* src, int64_t stride,
+                       typename KeyT::type flip, int64_t begin, int64_t len,
+                       const Ranked<Wide<typename KeyT::type>>* piv, Segments& seg,
                        typename KeyT::type* ov, int64_t* oi, int64_t row, int64_t step,
                        Wide<typename KeyT::type>* buf) {
     using U = typename KeyT::type;
@@ -308,20 +312,20 @@ void partition_span_of(const typename KeyT::type* src, int64_t stride, int64_t b
             const int64_t pi = piv[0].index, end = begin + len;
             const int64_t cut = std::min(std::max(pi, begin), end);
             const U pk = U(piv[0].key);
-            partition_detail::split_of<KeyT>(src, begin, cut - begin, true, pk, ov, oi, row,
-                                             sides, buf);
+            partition_detail::split_of<KeyT>(src, flip, begin, cut - begin, true, pk, ov, oi,
+                                             row, sides, buf);
             int64_t from = cut;
             if (cut == pi && pi < end) {
                 if (ov) ov[row + seg.kths[0]] = src[pi];
                 if (oi) oi[row + seg.kths[0]] = pi;
                 from = pi + 1;
             }
-            partition_detail::split_of<KeyT>(src, from, end - from, false, pk, ov, oi, row,
-                                             sides, buf);
+            partition_detail::split_of<KeyT>(src, flip, from, end - from, false, pk, ov, oi,
+                                             row, sides, buf);
             return;
         }
     }
-    fill_wide<KeyT>(src + begin * stride, stride, len, buf);
+    fill_wide<KeyT>(src + begin * stride, stride, len, flip, buf);
     partition_span(static_cast<const Wide<U>*>(buf), begin, len, src, stride, piv, seg, ov, oi,
                    row, step);
 }
@@ -348,4 +352,5 @@ void count_segments(const K* keys, int64_t begin, int64_t len, const Ranked<K>* 
     }
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

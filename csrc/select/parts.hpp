@@ -8,6 +8,8 @@
 //   order, so the answer is the same for any number of parts or threads.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -23,6 +25,7 @@
 #include "select/rows.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // Chunks read ahead of the one being worked on (measured: a fill of 10M float32 keys by
 // chunks of 2048 took 5.4 ms with no prefetching, 4.5 ms one chunk ahead, 3.1 ms two
@@ -31,7 +34,7 @@ constexpr int64_t PREFETCH_CHUNKS = 2;
 
 // A sequence of parts.n elements at src[i * stride], read by parts on up to `threads`
 // threads (one part and one thread for a row), in chunks of `chunk` elements (the tuning's
-// select_chunk).
+// select_chunk); every key XORed with `flip` (with_key's, for signed integers).
 template <class KeyT>
 struct PartedSeq {
     using U = typename KeyT::type;
@@ -42,9 +45,10 @@ struct PartedSeq {
     Parts parts;
     int threads;
     int64_t chunk;
+    U flip;
 
     int64_t n() const { return parts.n; }
-    K key(int64_t i) const { return K(KeyT::of(src[i * stride])); }
+    K key(int64_t i) const { return K(KeyT::of(src[i * stride], flip)); }
 
     // body(p, buf) for every part p, `buf` `chunk` keys of scratch.
     template <class F>
@@ -83,7 +87,7 @@ struct PartedSeq {
         spans(
             begin, end,
             [&](int64_t b, int64_t len, Ahead& ahead) {
-                fill_wide<KeyT>(src + b * stride, stride, len, buf);
+                fill_wide<KeyT>(src + b * stride, stride, len, flip, buf);
                 f(static_cast<const K*>(buf), b, len, ahead);
             },
             then);
@@ -94,12 +98,13 @@ struct PartedSeq {
               Band& band, Ahead& ahead, K* buf) const {
         if constexpr (band_fuses<U>() && sizeof(U) == sizeof(K)) {
             if (stride == 1) {
-                band_pass_of(src + b, [](U u) { return KeyT::of(u); }, uint32_t(b), len, lo, hi,
+                const U f = flip;
+                band_pass_of(src + b, [f](U u) { return KeyT::of(u, f); }, uint32_t(b), len, lo, hi,
                              out_k, out_i, cap, band, ahead);
                 return;
             }
         }
-        fill_wide<KeyT>(src + b * stride, stride, len, buf);
+        fill_wide<KeyT>(src + b * stride, stride, len, flip, buf);
         band_pass(static_cast<const K*>(buf), static_cast<const uint32_t*>(nullptr),
                   uint32_t(b), len, lo, hi, out_k, out_i, cap, band, ahead);
     }
@@ -123,7 +128,7 @@ struct PartedSeq {
         const int64_t end = parts.end(int64_t(p));
         for (int64_t b = parts.begin(int64_t(p)); b < end; b += chunk) {
             const int64_t len = std::min(chunk, end - b);
-            fill_wide<KeyT>(src + b * stride, stride, len, buf.data());
+            fill_wide<KeyT>(src + b * stride, stride, len, flip, buf.data());
             const int64_t c = count_eq(buf.data(), len, v);
             if (c > j) return b + locate_eq(buf.data(), len, v, j);
             j -= c;
@@ -386,4 +391,5 @@ int64_t select_parted(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq,
     return int64_t(i);
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -11,11 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "common/keys.hpp"
-#include "common/layout.hpp"
+#include "common/kind.hpp"
+#include "common/view.hpp"
 #include "common/tuning.hpp"
 
 namespace axisops {
+
+// The strategies of the family (exported to Python as SELECT_STRATEGIES): each sequence
+// whole in a tile ("rows"), or one sequence by parts across the threads ("split");
+// kthvalue also takes "radix", its exact fallback, directly.
+inline const char* const SELECT_STRATEGIES[] = {"rows", "split"};
 
 struct SortRequest {
     View x;

@@ -2,6 +2,8 @@
 // sequence, and where a sequence's results go.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -11,6 +13,7 @@
 #include "select/band.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // The tuning's parallel_min: below this many elements a call runs on one thread (a
 // hand-off costs more than it saves); task_min and tasks_per_thread: a task holds about
@@ -40,15 +43,15 @@ void for_rows(const Tuning& t, const Sequences& s, int threads, Rows rows) {
                  [&](int64_t task) { rows(task * per, std::min(count, (task + 1) * per)); });
 }
 
-// out[i] = key(src[i * stride]) for i < count, widened to 32 or 64 bits.
+// out[i] = key(src[i * stride]) ^ flip for i < count, widened to 32 or 64 bits.
 template <class KeyT>
 inline void fill_wide(const typename KeyT::type* src, int64_t stride, int64_t count,
-                      Wide<typename KeyT::type>* out) {
+                      typename KeyT::type flip, Wide<typename KeyT::type>* out) {
     using K = Wide<typename KeyT::type>;
     if (stride == 1) {
-        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i]));
+        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i], flip));
     } else {
-        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i * stride]));
+        for (int64_t i = 0; i < count; ++i) out[i] = K(KeyT::of(src[i * stride], flip));
     }
 }
 
@@ -94,4 +97,5 @@ struct RowsOut {
     int64_t step() const { return inner; }
 };
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

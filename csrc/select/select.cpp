@@ -14,8 +14,10 @@
 #include "select/request.hpp"
 #include "select/rows.hpp"
 #include "select/strategy.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 using namespace select_detail;
@@ -24,7 +26,7 @@ using namespace select_detail;
 
 template <class KeyT>
 void run_kth(const KthRequest& req, const Sequences& seqs, const std::string& strategy,
-             Trace& trace) {
+             Trace& trace, typename KeyT::type flip) {
     using U = typename KeyT::type;
     using K = Wide<U>;
     const Tuning& t = req.tune;
@@ -42,7 +44,7 @@ void run_kth(const KthRequest& req, const Sequences& seqs, const std::string& st
         const Parts parts(n, req.segment > 0 ? req.segment : t.select_part);
         for (int64_t q = 0; q < seqs.count(); ++q) {
             const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads,
-                                      t.select_chunk};
+                                      t.select_chunk, flip};
             put(q, seq.src, select_parted(t, trace, seq, r, key_bytes, sigmas, radix));
         }
         return;
@@ -52,7 +54,8 @@ void run_kth(const KthRequest& req, const Sequences& seqs, const std::string& st
         RowScratch<K> sc(t);
         KthHint<K> hint;
         for (int64_t q = q0; q < q1; ++q) {
-            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1, t.select_chunk};
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1, t.select_chunk,
+                                      flip};
             put(q, seq.src, select_row(t, local, seq, r, key_bytes, sigmas, radix, sc, &hint,
                                        next_row<U>(seqs, q, q1)));
         }
@@ -63,7 +66,7 @@ void run_kth(const KthRequest& req, const Sequences& seqs, const std::string& st
 
 template <class KeyT>
 void run_partition(const PartitionRequest& req, const Sequences& seqs,
-                   const std::string& strategy, Trace& trace) {
+                   const std::string& strategy, Trace& trace, typename KeyT::type flip) {
     using U = typename KeyT::type;
     using K = Wide<U>;
     const Tuning& tn = req.tune;
@@ -82,7 +85,7 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
         std::vector<int64_t> preceding;
         for (int64_t q = 0; q < seqs.count(); ++q) {
             const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads,
-                                      tn.select_chunk};
+                                      tn.select_chunk, flip};
             for (size_t p = 0; p < t; ++p) {
                 const int64_t i = select_parted(tn, trace, seq, req.kths[p], key_bytes, sigmas,
                                                 false, t == 1 ? &preceding : nullptr);
@@ -121,7 +124,7 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
                 std::vector<K> tile(static_cast<size_t>(tn.select_chunk));
                 seq.spans(seq.parts.begin(p), seq.parts.end(p),
                           [&](int64_t begin, int64_t len, Ahead&) {
-                    partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(),
+                    partition_span_of<KeyT>(seq.src, seq.stride, flip, begin, len, piv.data(),
                                             starts[size_t(p)], ov, req.indices, row, out.step(),
                                             tile.data());
                 });
@@ -139,7 +142,7 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
         Segments seg(req.kths, n);
         for (int64_t q = q0; q < q1; ++q) {
             const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1,
-                                      tn.select_chunk};
+                                      tn.select_chunk, flip};
             for (size_t p = 0; p < t; ++p) {
                 const int64_t i = select_row(tn, local, seq, req.kths[p], key_bytes, sigmas,
                                              false, sc, &hints[p],
@@ -149,8 +152,8 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
             seg.reset(n);
             const int64_t row = out.row(q);
             seq.spans(0, n, [&](int64_t begin, int64_t len, Ahead&) {
-                partition_span_of<KeyT>(seq.src, seq.stride, begin, len, piv.data(), seg, ov,
-                                        req.indices, row, out.step(), sc.buf.data());
+                partition_span_of<KeyT>(seq.src, seq.stride, flip, begin, len, piv.data(), seg,
+                                        ov, req.indices, row, out.step(), sc.buf.data());
             });
             seg.check();
         }
@@ -169,7 +172,7 @@ void kthvalue(const KthRequest& req) {
     if (seqs.count() == 0) return;
     Trace trace;
     dispatch(req.x, req.kind,
-             [&](auto key) { run_kth<decltype(key)>(req, seqs, strategy, trace); });
+             [&](auto key, auto sign) { run_kth<decltype(key)>(req, seqs, strategy, trace, sign); });
 }
 
 std::string partition_strategy(const PartitionRequest& req) {
@@ -182,7 +185,10 @@ void partition(const PartitionRequest& req) {
     if (seqs.count() == 0 || seqs.n == 0) return;
     Trace trace;
     dispatch(req.x, req.kind,
-             [&](auto key) { run_partition<decltype(key)>(req, seqs, strategy, trace); });
+             [&](auto key, auto sign) {
+                 run_partition<decltype(key)>(req, seqs, strategy, trace, sign);
+             });
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -12,6 +12,8 @@
 //   order, so the pass stays stable).
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <array>
@@ -29,9 +31,10 @@
 #include "common/radix.hpp"
 #include "select/arena.hpp"
 #include "select/rows.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 template <class KeyT>
 struct SortJob {
@@ -346,4 +349,5 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
     sort_parted_as<KeyT, sort_detail::Pair>(job, q, shift, threads);
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

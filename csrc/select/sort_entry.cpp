@@ -9,17 +9,19 @@
 #include "select/request.hpp"
 #include "select/sort.hpp"
 #include "select/strategy.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 using namespace select_detail;
 
 template <class KeyT>
 void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy,
-              Trace& trace) {
+              Trace& trace, typename KeyT::type sign) {
     using U = typename KeyT::type;
-    const SortJob<KeyT> job{seqs,        req.descending ? U(~U(0)) : U(0),
+    const SortJob<KeyT> job{seqs,        U((req.descending ? U(~U(0)) : U(0)) ^ sign),
                             static_cast<U*>(req.values), req.indices,
                             RowsOut{seqs.n, seqs.inner}, req.tune, trace};
     if (strategy == "rows") {
@@ -43,7 +45,8 @@ void sort(const SortRequest& req) {
     if (seqs.count() == 0 || seqs.n == 0) return;
     Trace trace;
     dispatch(req.x, req.kind,
-             [&](auto key) { run_sort<decltype(key)>(req, seqs, strategy, trace); });
+             [&](auto key, auto sign) { run_sort<decltype(key)>(req, seqs, strategy, trace, sign); });
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

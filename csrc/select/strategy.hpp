@@ -3,6 +3,8 @@
 // type's dispatch, the next row to prefetch. Every choice gives the same bits.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -12,6 +14,7 @@
 #include "select/rows.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace select_detail {
 
 // The tuning's select_split_min: a sequence at least this long is cut across threads when
@@ -50,4 +53,5 @@ Ahead next_row(const Sequences& s, int64_t q, int64_t q1) {
 }
 
 }  // namespace select_detail
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

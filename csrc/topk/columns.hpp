@@ -21,6 +21,8 @@
 // thresholds are theirs (measured with the Numba kernels, 2-core AMD EPYC).
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <climits>
@@ -31,9 +33,10 @@
 #include "common/errors.hpp"
 #include "common/order.hpp"
 #include "common/pool.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // The columns' size switches are fields of the call's Tuning (common/tuning.hpp):
 // - column_rows (at most 32): rows of a column panel whose maxima are taken before any
@@ -338,9 +341,10 @@ private:
         }
         for (int64_t t = 0; t < m; ++t) {
             const int64_t c = hits[t];
-            U* tk = keys + c * cap;
-            int64_t* ti = idx + c * cap;
-            int64_t* tw = words + c * W;
+            // the pairs of a column (W == 0) or its words (W > 0): the other array is empty
+            U* tk = W ? nullptr : keys + c * cap;
+            int64_t* ti = W ? nullptr : idx + c * cap;
+            int64_t* tw = W ? words + c * W : nullptr;
             int64_t least = W ? least_word_[size_t(c)] : 0;
             int64_t count = W ? 0 : cnt[c];
             U need = gate[c];
@@ -590,4 +594,5 @@ void topk_columns_split(const TopKJob<KeyT>& job, int threads) {
     });
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

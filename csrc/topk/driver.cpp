@@ -13,8 +13,10 @@
 #include "topk/radix.hpp"
 #include "topk/request.hpp"
 #include "topk/scan.hpp"
+#include "common/level.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace {
 
 // The size switches (parallel_min, task_min, tasks_per_thread, insert_*, extract_*,
@@ -102,10 +104,10 @@ void topk(const TopKRequest& req) {
     Trace trace;
     if ((strategy == "columns" || strategy == "column-split") && !columns_fit(seqs))
         strategy = "scan";  // neighbouring sequences are not unit-stride apart
-    const bool known = with_key(req.x.itemsize, req.kind, [&](auto key) {
+    const bool known = with_key(req.x.itemsize, req.kind, [&](auto key, auto sign) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;
-        const TopKJob<KeyT> job{seqs,        req.k,       req.largest ? U(0) : U(~U(0)),
+        const TopKJob<KeyT> job{seqs,        req.k,       U((req.largest ? U(0) : U(~U(0))) ^ sign),
                                 req.sorted,  req.threads, req.segment,
                                 static_cast<U*>(req.values), req.indices, req.tune, trace};
         run(strategy, job);
@@ -113,4 +115,5 @@ void topk(const TopKRequest& req) {
     if (!known) throw std::invalid_argument("axisops._core: unsupported key type");
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -14,15 +14,18 @@
 //   one comparison.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "common/order.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 // Keys of at most this many bytes travel with their index in one 64-bit word (for indices
 // below the tuning's words_max_n).
@@ -152,4 +155,5 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     }
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

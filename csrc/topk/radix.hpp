@@ -5,15 +5,18 @@
 // complemented keys ascending lists the best first, ties by lower index.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "common/order.hpp"
 #include "common/radix.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 
 namespace radix_detail {
 
@@ -65,4 +68,5 @@ void topk_radix_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     }
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -32,6 +32,8 @@
 // (src/axisops/kernels/numba/scan.py), on the project's 2-core machine.
 #pragma once
 
+#include "common/isa.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,7 +45,7 @@
 #include "common/errors.hpp"
 #include "common/order.hpp"
 #include "common/pool.hpp"
-#include "topk/request.hpp"
+#include "topk/job.hpp"
 
 #if defined(_MSC_VER)
 #define AXISOPS_NOINLINE __declspec(noinline)
@@ -52,6 +54,7 @@
 #endif
 
 namespace axisops {
+namespace AXISOPS_ISA_NS {
 namespace scan_detail {
 
 // Elements per block whose maximum bounds them all.
@@ -119,10 +122,12 @@ inline int64_t segment_length(const Tuning& t, int64_t requested, int64_t stride
 }
 
 // How many segments (of at most `seg` elements) of a sequence of n give its first bound.
+// The sampled segments are distinct (at most one per segment): a segment sampled twice
+// would count its block maxima twice, and the bound they give could pass the k-th best.
 inline int64_t samples(const Tuning& t, int64_t n, int64_t seg, int64_t k) {
     const int64_t parts = (n + seg - 1) / seg;
-    if (parts < t.sample_min_segments) return 0;
-    return std::max<int64_t>(2, std::min({k / t.sample_k, t.sample_max, parts / 8}));
+    if (parts < t.sample_min_segments || parts < 2) return 0;
+    return std::min(parts, std::max<int64_t>(2, std::min({k / t.sample_k, t.sample_max, parts / 8})));
 }
 
 // Block j of a segment of m elements holds elements r * blocks + j (r < rows). Rows are
@@ -803,4 +808,5 @@ void topk_scan_split(const TopKJob<KeyT>& job, int threads) {
                                  bounds.data(), parts, heads.data(), keys.data());
 }
 
+}  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

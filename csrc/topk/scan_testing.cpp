@@ -1,7 +1,8 @@
 // Test hooks for the scan's internals (tests/test_cpu_scan.py), not part of axisops' API: the
 // bound selections on given values, one segment's block maxima, and one sequence's
-// candidates with what the scan did to find them. Arguments are checked so that a wrong call
-// raises ValueError instead of reading outside an array.
+// candidates with what the scan did to find them (the baseline level's code: this file is
+// compiled once). Arguments are checked so that a wrong call raises ValueError instead of
+// reading outside an array.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -16,6 +17,8 @@ namespace nb = nanobind;
 
 namespace axisops {
 namespace {
+
+using namespace AXISOPS_ISA_NS;
 
 using Raw = nb::ndarray<nb::ro, nb::device::cpu, nb::ndim<1>>;
 
@@ -87,14 +90,14 @@ nb::tuple sequence(const Raw& x, int kind, int64_t k, bool largest, int64_t segm
     const int64_t n = int64_t(x.shape(0));
     if (k < 1 || k > n || segment < 0 || band_rows < 0) fail("bad k, segment or band_rows");
     nb::tuple result;
-    by_key(x, kind, [&](auto key) {
+    by_key(x, kind, [&](auto key, auto sign) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;
         const int64_t stride = int64_t(x.stride(0));
         const Tuning tune = current_tuning();
         const int64_t seg = scan_detail::segment_length(tune, segment, stride, int(sizeof(U)));
-        scan_detail::Scanner<KeyT> scanner(tune, n, stride, k, seg, largest ? U(0) : U(~U(0)),
-                                           band_rows);
+        scan_detail::Scanner<KeyT> scanner(tune, n, stride, k, seg,
+                                           U((largest ? U(0) : U(~U(0))) ^ sign), band_rows);
         const int64_t c = scanner.sequence(static_cast<const U*>(x.data()));
         const scan_detail::ScanStats& s = scanner.stats();
         nb::dict stats;
@@ -114,11 +117,11 @@ nb::tuple sequence(const Raw& x, int kind, int64_t k, bool largest, int64_t segm
 nb::tuple maxima(const Raw& x, int kind, int64_t m, int64_t band_rows) {
     if (m < 1 || m > int64_t(x.shape(0)) || band_rows < 1) fail("bad m or band_rows");
     nb::tuple result;
-    by_key(x, kind, [&](auto key) {
+    by_key(x, kind, [&](auto key, auto sign) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;
         const int64_t stride = int64_t(x.stride(0));
-        scan_detail::Scanner<KeyT> scanner(current_tuning(), m, stride, 1, m, U(0), band_rows);
+        scan_detail::Scanner<KeyT> scanner(current_tuning(), m, stride, 1, m, U(sign), band_rows);
         std::vector<U> bmax(size_t(m / scan_detail::BLOCK + 64));
         const scan_detail::Layout L =
             scanner.maxima(static_cast<const U*>(x.data()), 0, m, bmax.data(), band_rows);

@@ -1,12 +1,13 @@
-"""The compiled CPU core: the kernel module of the best instruction-set level this CPU runs.
+"""The compiled CPU core: one extension module, its hot kernels built once per
+instruction-set level.
 
-The same C++ sources are built once per level into ``_baseline`` (x86-64-v2, or the
-architecture's own baseline such as aarch64 with NEON), ``_avx2`` (x86-64-v3) and
-``_avx512`` (x86-64-v4).  Every level gives the same bits; only speed differs.  The
-highest level that was built and that this CPU and its OS can run is chosen when this
-module is first imported, unless ``AXISOPS_ISA`` names one (``baseline``, ``avx2`` or
-``avx512``): a level this machine cannot run, or that was not built, is refused with a
-warning and the best available one is used instead.
+``_kernels`` holds the kernels of every level built (``baseline``: x86-64-v2 or the
+architecture's own baseline such as aarch64 with NEON; ``avx2``: x86-64-v3; ``avx512``:
+x86-64-v4), each level's in a table of its own; every call goes through the table of the
+level in use. That is the highest level built that this CPU and its OS can run, unless
+``AXISOPS_ISA`` names one (``baseline``, ``avx2`` or ``avx512``): a level this machine
+cannot run, or that was not built, is refused with a warning and the best available one is
+used instead. Every level gives the same bits; only speed differs.
 
 >>> from axisops import _core
 >>> _core.LEVEL in _core.available_levels()
@@ -19,33 +20,19 @@ import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import import_module
-from importlib.util import find_spec
-from types import ModuleType
 
-__all__ = ["LEVEL", "LEVELS", "available_levels", "kernels", "load", "paths_taken", "tuned"]
+from . import _kernels as kernels
+
+__all__ = ["LEVEL", "LEVELS", "available_levels", "kernels", "level", "paths_taken", "tuned"]
 
 #: every level, lowest first.
 LEVELS = ("baseline", "avx2", "avx512")
 
 
-def load(level: str) -> ModuleType:
-    """The kernel module of ``level`` (it must be built, and runnable on this CPU)."""
-    return import_module(f"{__name__}._{level}")
-
-
-def _built() -> list[str]:
-    return [level for level in LEVELS if find_spec(f"{__name__}._{level}") is not None]
-
-
 def available_levels() -> list[str]:
     """The levels that are built and that this CPU (and its OS) can run, lowest first."""
-    built = _built()
-    if not built:
-        raise ImportError("axisops was installed without its compiled core "
-                          "(reinstall it: pip install --force-reinstall axisops)")
-    runnable = set(load(built[0]).cpu_levels())  # every level's module can tell
-    return [level for level in built if level in runnable]
+    runnable = set(kernels.cpu_levels())
+    return [name for name in kernels.built_levels() if name in runnable]
 
 
 def _choose() -> str:
@@ -57,7 +44,7 @@ def _choose() -> str:
     if forced in available:
         return forced
     why = ("is not a level" if forced not in LEVELS
-           else "is not built into this install" if forced not in _built()
+           else "is not built into this install" if forced not in kernels.built_levels()
            else "is not supported by this CPU")
     warnings.warn(
         f"AXISOPS_ISA={forced!r} {why} (available here: {', '.join(available)}); "
@@ -65,10 +52,26 @@ def _choose() -> str:
     return best
 
 
-#: the level in use.
+#: the level in use (chosen when the module is first imported).
 LEVEL = _choose()
-#: the kernel module in use.
-kernels = load(LEVEL)
+kernels._use_level(LEVEL)
+
+
+@contextmanager
+def level(name: str) -> Iterator[str]:
+    """Runs the block with the kernels of level ``name`` (a test hook: the level is the
+    process's, so not for concurrent use).
+
+    >>> import numpy as np, axisops
+    >>> with level("baseline"):
+    ...     axisops.sort(np.array([3, 1, 2])).tolist()
+    [1, 2, 3]
+    """
+    before = kernels._use_level(name)
+    try:
+        yield name
+    finally:
+        kernels._use_level(before)
 
 
 @contextmanager

@@ -33,9 +33,10 @@ def machine() -> dict[str, Any]:
         pass
     versions = {"axisops": __version__, "numpy": np.__version__,
                 "python": platform.python_version()}
-    from axisops import _core
+    from axisops.engines import cpu
 
-    versions["axisops_core"] = f"{_core.LEVEL}, {_core.kernels.COMPILER}"
+    core = cpu.describe()
+    versions["axisops_core"] = f"{core['isa']}, {core['compiler']}"
     for name in ("torch", "jax", "onnxruntime"):
         try:
             from importlib.metadata import version

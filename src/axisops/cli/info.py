@@ -47,13 +47,10 @@ def collect() -> dict[str, Any]:
 
 
 def _kernels() -> dict[str, Any]:
-    """The compiled core in use: its instruction-set level, the others this machine could
-    use, the compiler and build type, and the pool's worker threads started so far."""
-    from .. import _core
+    """The compiled core in use (see :func:`axisops.engines.cpu.describe`)."""
+    from ..engines import cpu
 
-    k = _core.kernels
-    return {"isa": _core.LEVEL, "isa_available": _core.available_levels(),
-            "compiler": k.COMPILER, "build": k.BUILD, "pool_workers": k.pool_workers()}
+    return cpu.describe()
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -36,20 +36,11 @@ from ..validation import (
 from .base import Engine
 
 __all__ = ["ENGINE", "PREFETCH_DISTANCE", "SELECT_STRATEGIES", "STRATEGIES", "CpuEngine",
-           "gather", "gather_prefetch_distance", "kthvalue", "partition", "select_strategy",
+           "describe", "gather", "gather_prefetch_distance", "kthvalue", "partition", "select_strategy",
            "sort", "sort_strategy", "strategy", "topk", "topk_into", "unpartitioned"]
 
-#: every strategy :func:`topk` takes (see ``csrc/topk/driver.cpp``).
-STRATEGIES = ("insert", "scan", "radix", "columns", "split", "column-split")
-
-#: the strategies of :func:`sort`, :func:`kthvalue` and :func:`partition` (see
-#: ``csrc/select/select.cpp``): each sequence whole, or one sequence by parts across the
-#: threads; :func:`kthvalue` also takes ``"radix"``, its exact fallback.
-SELECT_STRATEGIES = ("rows", "split")
-
-#: the core's key kinds (``csrc/common/keys.hpp``).
-_UNSIGNED, _SIGNED, _FLOAT, _BFLOAT, _BOOL = range(5)
-_KIND_OF = {"u": _UNSIGNED, "i": _SIGNED, "f": _FLOAT, "b": _BOOL}
+#: The core's names for what NumPy's dtype kinds hold (its codes: ``_core.kernels.KINDS``).
+_KIND_OF = {"u": "unsigned", "i": "signed", "f": "float", "b": "bool"}
 _RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
         8: np.dtype(np.uint64), 16: np.dtype(np.complex128)}
 
@@ -64,8 +55,20 @@ def _kernels():
     return _core.kernels
 
 
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``STRATEGIES``: every strategy :func:`topk` takes (``csrc/topk/request.hpp``);
+    ``SELECT_STRATEGIES``: those of :func:`sort`, :func:`kthvalue` and :func:`partition`
+    (each sequence whole, or one sequence by parts across the threads; :func:`kthvalue`
+    also takes ``"radix"``, its exact fallback). Read from the core, never copied."""
+    if name == "STRATEGIES":
+        return tuple(_kernels().TOPK_STRATEGIES)
+    if name == "SELECT_STRATEGIES":
+        return tuple(_kernels().SELECT_STRATEGIES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _kind(dtype: np.dtype) -> int:
-    return _BFLOAT if is_bfloat16(dtype) else _KIND_OF[dtype.kind]
+    return _kernels().KINDS["bfloat" if is_bfloat16(dtype) else _KIND_OF[dtype.kind]]
 
 
 def _addressable(x: np.ndarray) -> np.ndarray:
@@ -204,6 +207,16 @@ def select_strategy(x: np.ndarray, axis: int) -> str:
     """The strategy :func:`kthvalue` and :func:`partition` run on ``x``'s layout."""
     x = _addressable(x)
     return _kernels().select_strategy(_raw(x), axis % x.ndim, get_num_threads())
+
+
+def describe() -> dict[str, object]:
+    """The compiled core in use: its instruction-set level, the levels this machine could
+    use, the compiler and build type, and the pool's worker threads started so far."""
+    from .. import _core
+
+    k = _core.kernels
+    return {"isa": k.level(), "isa_available": _core.available_levels(),
+            "compiler": k.COMPILER, "build": k.BUILD, "pool_workers": k.pool_workers()}
 
 
 def gather_prefetch_distance(x_bytes: int) -> int:

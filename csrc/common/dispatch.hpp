@@ -1,0 +1,39 @@
+// One module, several instruction-set levels: the hot kernels are compiled once per level
+// (baseline: x86-64-v2 or the architecture's own; avx2: x86-64-v3; avx512: x86-64-v4), each
+// level's entry points gathered in a table, and every call goes through the table of the
+// level in use, chosen once when the module loads (the best level this CPU runs; Python's
+// AXISOPS_ISA may choose another). Bindings, dispatch and everything else compile once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gather/request.hpp"
+#include "select/request.hpp"
+#include "topk/request.hpp"
+
+namespace axisops {
+
+struct Kernels {
+    const char* level;
+    void (*topk)(const TopKRequest&);
+    std::string (*topk_strategy)(const TopKRequest&);
+    void (*sort)(const SortRequest&);
+    std::string (*sort_strategy)(const SortRequest&);
+    void (*kthvalue)(const KthRequest&);
+    std::string (*kthvalue_strategy)(const KthRequest&);
+    void (*partition)(const PartitionRequest&);
+    std::string (*partition_strategy)(const PartitionRequest&);
+    int64_t (*gather)(const GatherRequest&);
+};
+
+// The levels built into this module, lowest first.
+std::vector<std::string> built_levels();
+// The level in use.
+const Kernels& kernels();
+// Uses `level` from now on (one this module has and this CPU runs); returns the one in use
+// before. Throws std::invalid_argument otherwise.
+std::string use_level(const std::string& level);
+
+}  // namespace axisops

@@ -1,0 +1,29 @@
+// The table of one instruction-set level's kernels (compiled once per level): its own
+// entry points for the families it compiles (AXISOPS_OWN_<family>), the lowest level's
+// (AXISOPS_BASE_NS) for the others.
+#include "common/level.hpp"
+
+#define AXISOPS_STRINGIFY(x) #x
+#define AXISOPS_NAME(x) AXISOPS_STRINGIFY(x)
+#define AXISOPS_FROM(own) AXISOPS_FROM_EXPANDED(own)
+#define AXISOPS_FROM_EXPANDED(own) AXISOPS_FROM_##own
+#define AXISOPS_FROM_1 AXISOPS_ISA_NS
+#define AXISOPS_FROM_0 AXISOPS_BASE_NS
+
+namespace axisops {
+namespace AXISOPS_ISA_NS {
+
+extern const Kernels kernels;
+const Kernels kernels = {AXISOPS_NAME(AXISOPS_ISA_NS),
+                         &AXISOPS_FROM(AXISOPS_OWN_TOPK)::topk,
+                         &AXISOPS_FROM(AXISOPS_OWN_TOPK)::topk_strategy,
+                         &AXISOPS_FROM(AXISOPS_OWN_SORT)::sort,
+                         &AXISOPS_FROM(AXISOPS_OWN_SORT)::sort_strategy,
+                         &AXISOPS_FROM(AXISOPS_OWN_SELECT)::kthvalue,
+                         &AXISOPS_FROM(AXISOPS_OWN_SELECT)::kthvalue_strategy,
+                         &AXISOPS_FROM(AXISOPS_OWN_SELECT)::partition,
+                         &AXISOPS_FROM(AXISOPS_OWN_SELECT)::partition_strategy,
+                         &AXISOPS_FROM(AXISOPS_OWN_GATHER)::gather};
+
+}  // namespace AXISOPS_ISA_NS
+}  // namespace axisops
