@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "common/keys.hpp"
-#include "common/layout.hpp"
+#include "common/kind.hpp"
+#include "common/view.hpp"
 #include "input.hpp"
 
 namespace fuzz {
