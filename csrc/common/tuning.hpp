@@ -85,7 +85,8 @@ namespace axisops {
     X(parted_block, int64_t(1) << 14, 1, INT64_MAX)                                 \
     X(parted_max_n, int64_t(0xFFFFFFFF), 1, int64_t(0xFFFFFFFF))                    \
     /* the sort (select/sort.hpp) */                                                \
-    X(sort_part_shift_min, 15, 0, 31)                                               \
+    X(sort_bucket_max, int64_t(1) << 15, 1, INT64_MAX)                              \
+    X(sort_part_shift_min, 15, 0, 62)                                               \
     X(sort_parts_per_thread, 4, 1, 1 << 20)                                         \
     X(sort_parts_max, 64, 1, 256)                                                   \
     /* gather (gather/) */                                                          \
@@ -120,6 +121,7 @@ Tuning tuning_from(const std::vector<int64_t>& values);
     X(topk_columns_words) X(topk_columns_pairs) X(topk_columns_buffered)                     \
     X(topk_columns_sampled) X(topk_column_split) X(topk_column_split_fallback)               \
     X(sort_rows_words) X(sort_rows_pairs) X(sort_split_words) X(sort_split_pairs)            \
+    X(sort_msd) X(sort_msd_nested)                                                           \
     X(select_small) X(select_band) X(select_hint) X(select_hint_missed) X(select_repeated)   \
     X(select_overflow_radix) X(select_missed_radix) X(select_radix) X(select_narrowed)       \
     X(select_pivot) X(select_by_value) X(select_one_key) X(select_parted)                    \
