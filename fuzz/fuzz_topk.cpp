@@ -28,9 +28,14 @@ const std::vector<const char*> relevant = {
     "column_panel",      "columns_min_inner", "column_split_min", "column_split_max_k",
     "column_split_max_n", "column_split_max_candidates", "column_words_max_rows",
     "column_min_buffer", "column_sample_factor", "column_spread_share",
+    // top-k of a large k by selection, and the selection and sort it uses
+    "select_fraction",   "topk_select_min",  "select_split_min",  "select_part",
+    "select_chunk",      "kth_final",        "row_cap_share",     "row_cap_min",
+    "parted_cap_share",  "parted_cap_min",   "parted_block",      "sort_bucket_max",
 };
 
-const char* const strategies[] = {"insert", "scan", "radix", "columns", "split", "column-split"};
+const char* const strategies[] = {"insert",  "scan",  "radix",       "select",
+                                  "columns", "split", "column-split"};
 
 }  // namespace
 

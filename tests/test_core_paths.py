@@ -28,7 +28,7 @@ ALL_PATHS = set(K.PATHS)
 #: Size switches small enough that inputs of a few hundred elements reach every path.
 SMALL = dict(
     parallel_min=64, task_min=8, tasks_per_thread=2,
-    insert_chunk=256, topk_split_min=256,
+    insert_chunk=256, topk_split_min=256, topk_select_min=256,
     unit_segment=64, segment_bytes=128, scan_min_buffer=4, sample_min_segments=4,
     sample_k=4, sample_max=8, band_rows=2, band_min_k=4, band_share=2, hope_min_samples=2,
     column_rows=8, column_panel=32, columns_min_inner=4, column_split_min=32,
@@ -103,6 +103,9 @@ TOPK_CASES = [
     ("insert", (20, 300), 1, 40),
     ("insert", (10, 300), 1, 70),
     ("radix", (10, 200), 1, 150),
+    ("select", (10, 300), 1, 100),
+    ("select", (1, 3000), 1, 300),
+    ("select", (3000, 2), 0, 1),
     ("scan", (4, 2000), 1, 5),
     ("scan", (3, 2000), 1, 40),
     ("scan", (2000, 3), 0, 5),
@@ -158,6 +161,7 @@ def _main_topk_path(strategy: str) -> set[str]:
     return {
         "insert": {"topk_insert_words", "topk_insert_pairs", "topk_extract"},
         "radix": {"topk_radix_words", "topk_radix_pairs"},
+        "select": {"topk_select"},
         "scan": {"topk_scan"},
         "split": {"topk_scan_split"},
         "columns": {"topk_columns_words", "topk_columns_pairs", "topk_columns_buffered"},

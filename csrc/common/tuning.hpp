@@ -41,6 +41,8 @@ namespace axisops {
     X(extract_max_work, int64_t(1) << 15, 0, INT64_MAX)                             \
     X(insert_chunk, 8192, 1, int64_t(1) << 40)                                      \
     X(radix_fraction, 16, 1, INT64_MAX)                                             \
+    X(select_fraction, 64, 1, INT64_MAX)                                            \
+    X(topk_select_min, int64_t(1) << 16, 1, INT64_MAX)                              \
     X(topk_split_min, int64_t(1) << 17, 1, INT64_MAX)                               \
     /* keys of 32 bits or fewer share a 64-bit word with an index below this */     \
     X(words_max_n, int64_t(0xFFFFFFFF), 1, int64_t(0xFFFFFFFF))                     \
@@ -115,7 +117,7 @@ Tuning tuning_from(const std::vector<int64_t>& values);
 // Strategies and paths a call can take: a bit each in a Trace.
 #define AXISOPS_PATHS(X)                                                                   \
     X(topk_insert_words) X(topk_insert_pairs) X(topk_extract) X(topk_radix_words)            \
-    X(topk_radix_pairs) X(topk_scan) X(topk_scan_split) X(topk_scan_sampled)                 \
+    X(topk_radix_pairs) X(topk_select) X(topk_scan) X(topk_scan_split) X(topk_scan_sampled)   \
     X(topk_scan_hoped) X(topk_scan_rescan) X(topk_scan_banded) X(topk_scan_compacted)        \
     X(topk_scan_rose) X(topk_scan_all_largest) X(topk_finish_words) X(topk_finish_pairs)     \
     X(topk_columns_words) X(topk_columns_pairs) X(topk_columns_buffered)                     \

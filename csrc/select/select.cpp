@@ -1,5 +1,6 @@
-// kthvalue and partition: from validated requests to their kernels (rows or split, the
-// tasks, the key type). Every choice gives the same bits. Built at -O2 (CMakeLists.txt).
+// kthvalue and partition, and top-k of a large k by selection: from validated requests to
+// their kernels (rows or split, the tasks, the key type). Every choice gives the same bits.
+// Built at -O2 (CMakeLists.txt).
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -13,7 +14,9 @@
 #include "select/parts.hpp"
 #include "select/request.hpp"
 #include "select/rows.hpp"
+#include "select/sort.hpp"
 #include "select/strategy.hpp"
+#include "select/topk_route.hpp"
 #include "common/level.hpp"
 
 namespace axisops {
@@ -160,7 +163,166 @@ void run_partition(const PartitionRequest& req, const Sequences& seqs,
     });
 }
 
+// ---- top-k of a large k ----
+
+// The (key, index) of the elements of [begin, end) of `seq` with lo <= key <= hi, in
+// index order, into keys/idx (grown as they fill); at most `most` of them (more: the input
+// changed since the selection that bounds them). Returns the count.
+template <class KeyT>
+int64_t collect(const PartedSeq<KeyT>& seq, int64_t begin, int64_t end,
+                Wide<typename KeyT::type> lo, Wide<typename KeyT::type> hi, int64_t most,
+                std::vector<Wide<typename KeyT::type>>& keys, std::vector<uint32_t>& idx,
+                Wide<typename KeyT::type>* buf) {
+    Band band;
+    bool over = false;
+    seq.spans(begin, end, [&](int64_t b, int64_t len, Ahead& pre) {
+        if (over) return;
+        const size_t room = size_t(band.in + len + BAND_SLACK);
+        if (keys.size() < room) {
+            keys.resize(std::max(room, 2 * keys.size()));
+            idx.resize(keys.size());
+        }
+        seq.band(b, len, lo, hi, keys.data(), idx.data(), band.in + len, band, pre, buf);
+        over = band.in > most;
+    });
+    if (over) input_changed();
+    return band.in;
+}
+
+// The best k of a sequence, best first (or in index order when not `sorted`): the element
+// of rank k - 1 in the best-first order found by selection (its key pk, its index), then
+// one pass collecting the elements with a key below pk (all of them precede it) and one
+// collecting the first of those equal to pk (up to it), each in index order, by parts; the
+// first group is sorted by key, stable (so equal keys stay in index order), and the second
+// follows it. `keys` are the elements' keys XORed with `flip`, ascending best first.
+template <class KeyT>
+struct BestBySelection {
+    using U = typename KeyT::type;
+    using K = Wide<U>;
+
+    const PartedSeq<KeyT>& seq;
+    int64_t k;
+    bool sorted;
+    const Tuning& t;
+
+    // Writes the k best to out_v/out_i at row + j * step.
+    void run(int64_t pivot, U* out_v, int64_t* out_i, int64_t row, int64_t step,
+             LocalTrace& trace) const {
+        const K pk = seq.key(pivot);
+        const int64_t r = k - 1, parts = seq.parts.count;
+        // Below pk: r elements at most in all. Equal to pk: those up to the pivot, which
+        // has rank r, so r + 1 in all with those below.
+        std::vector<std::vector<K>> lk(static_cast<size_t>(parts)), ek(lk);
+        std::vector<std::vector<uint32_t>> li(static_cast<size_t>(parts)), ei(li);
+        std::vector<int64_t> lt(static_cast<size_t>(parts), 0), eq(lt);
+        seq.each_part([&](int64_t p, K* buf) {
+            const int64_t begin = seq.parts.begin(p), end = seq.parts.end(p);
+            if (pk > 0)
+                lt[size_t(p)] = collect(seq, begin, end, K(0), K(pk - 1), r, lk[size_t(p)],
+                                        li[size_t(p)], buf);
+            if (begin <= pivot)
+                eq[size_t(p)] = collect(seq, begin, std::min(end, pivot + 1), pk, pk, k,
+                                        ek[size_t(p)], ei[size_t(p)], buf);
+        });
+        int64_t below = 0, equal = 0;
+        for (int64_t p = 0; p < parts; ++p) {
+            below += lt[size_t(p)];
+            equal += eq[size_t(p)];
+        }
+        if (below + equal != k) input_changed();
+        // The group below pk (in index order), then those equal to it (the pivot last).
+        std::vector<uint64_t> order(static_cast<size_t>(k));
+        int64_t at = 0;
+        for (int64_t p = 0; p < parts; ++p)
+            for (int64_t j = 0; j < lt[size_t(p)]; ++j) order[size_t(at++)] = li[size_t(p)][size_t(j)];
+        for (int64_t p = 0; p < parts; ++p)
+            for (int64_t j = 0; j < eq[size_t(p)]; ++j) order[size_t(at++)] = ei[size_t(p)][size_t(j)];
+        if (int64_t(order[size_t(k - 1)]) != pivot) input_changed();
+        if (sorted && below > 1) sort_below(lk, li, lt, below, order.data(), trace);
+        for (int64_t j = 0; j < k; ++j) {
+            const int64_t i = int64_t(order[size_t(j)]);
+            out_v[row + j * step] = seq.src[i * seq.stride];
+            out_i[row + j * step] = i;
+        }
+    }
+
+    // order[0 .. below) = the indices of the group below pk, by key, ties by index.
+    void sort_below(const std::vector<std::vector<K>>& lk,
+                    const std::vector<std::vector<uint32_t>>& li, const std::vector<int64_t>& lt,
+                    int64_t below, uint64_t* order, LocalTrace& trace) const {
+        using namespace sort_detail;
+        const auto emit = [&](const auto* records, int64_t offset, int64_t count) {
+            for (int64_t j = 0; j < count; ++j) order[offset + j] = payload(records[j]);
+        };
+        if constexpr (sizeof(K) == 4) {
+            std::vector<uint64_t> a(static_cast<size_t>(below)), b(static_cast<size_t>(below));
+            int64_t at = 0;
+            for (size_t p = 0; p < lt.size(); ++p)
+                for (int64_t j = 0; j < lt[p]; ++j)
+                    make(a[size_t(at++)], uint64_t(lk[p][size_t(j)]), uint64_t(li[p][size_t(j)]));
+            sort_records(a.data(), b.data(), below, 4, 0, t.sort_bucket_max, trace, emit);
+        } else {
+            std::vector<Pair> a(static_cast<size_t>(below)), b(static_cast<size_t>(below));
+            int64_t at = 0;
+            for (size_t p = 0; p < lt.size(); ++p)
+                for (int64_t j = 0; j < lt[p]; ++j)
+                    make(a[size_t(at++)], uint64_t(lk[p][size_t(j)]), uint64_t(li[p][size_t(j)]));
+            sort_records(a.data(), b.data(), below, 8, 0, t.sort_bucket_max, trace, emit);
+        }
+    }
+};
+
+template <class KeyT>
+void run_topk_select(const TopKRequest& req, const Sequences& seqs, Trace& trace,
+                     typename KeyT::type flip) {
+    using U = typename KeyT::type;
+    using K = Wide<U>;
+    const Tuning& t = req.tune;
+    const int64_t n = seqs.n, r = req.k - 1;
+    const int key_bytes = int(sizeof(U));
+    const RowsOut out{req.k, seqs.inner};
+    U* out_v = static_cast<U*>(req.values);
+    if (seqs.count() < req.threads && n >= t.select_split_min) {
+        const int threads = select_threads(t, seqs, req.threads);
+        const Parts parts(n, t.select_part);
+        for (int64_t q = 0; q < seqs.count(); ++q) {
+            LocalTrace local(trace);
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads,
+                                      t.select_chunk, flip};
+            const int64_t pivot = select_parted(t, trace, seq, r, key_bytes, KTH_SIGMAS, false);
+            BestBySelection<KeyT>{seq, req.k, req.sorted, t}.run(pivot, out_v, req.indices,
+                                                                 out.row(q), out.step(), local);
+        }
+        return;
+    }
+    for_rows(t, seqs, req.threads, [&](int64_t q0, int64_t q1) {
+        LocalTrace local(trace);
+        RowScratch<K> sc(t);
+        KthHint<K> hint;
+        for (int64_t q = q0; q < q1; ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1, t.select_chunk,
+                                      flip};
+            const int64_t pivot = select_row(t, local, seq, r, key_bytes, KTH_SIGMAS, false, sc,
+                                             &hint, next_row<U>(seqs, q, q1));
+            BestBySelection<KeyT>{seq, req.k, req.sorted, t}.run(pivot, out_v, req.indices,
+                                                                 out.row(q), out.step(), local);
+        }
+    });
+}
+
 }  // namespace
+
+void topk_by_selection(const TopKRequest& req, Trace& trace) {
+    const Sequences seqs = sequences(req.x, req.axis);
+    if (seqs.count() == 0 || req.k == 0) return;
+    trace.mark(Path::topk_select);
+    // Best first is ascending on the keys XORed with all ones for the largest.
+    dispatch(req.x, req.kind, [&](auto key, auto sign) {
+        using U = typename decltype(key)::type;
+        const U flip = U((req.largest ? U(~U(0)) : U(0)) ^ sign);
+        run_topk_select<decltype(key)>(req, seqs, trace, flip);
+    });
+}
 
 std::string kthvalue_strategy(const KthRequest& req) {
     return chosen(req.tune, req.strategy, sequences(req.x, req.axis), req.threads, "kthvalue");

@@ -13,6 +13,7 @@
 #include "topk/radix.hpp"
 #include "topk/request.hpp"
 #include "topk/scan.hpp"
+#include "select/topk_route.hpp"
 #include "common/level.hpp"
 
 namespace axisops {
@@ -27,8 +28,11 @@ namespace {
 // - packed keys (32 bits or fewer) up to extract_max_n long also use it when k <=
 //   extract_max_k and k * n <= extract_max_work: its extraction costs k * n / lanes
 //   whatever the data;
-// - the radix sort from k >= n / radix_fraction: the scan keeps one block maximum per 16
-//   elements, so above that share of k it cannot skip blocks;
+// - from k >= n / select_fraction, for sequences of at least topk_select_min elements,
+//   selection (select/topk_route.hpp: the element of rank k - 1, the elements before it
+//   collected, only they sorted); the scan keeps one block maximum per 16 elements, so with
+//   such a share of k it skips few blocks;
+// - for shorter sequences, the radix sort from k >= n / radix_fraction;
 // - a sequence at least topk_split_min long is cut across threads when there are fewer
 //   sequences than threads (each part then still reads 64K elements or more by default).
 
@@ -44,6 +48,8 @@ std::string choose(const Tuning& t, const Sequences& s, int itemsize, int64_t k,
     if (n <= t.insert_max_n || (n <= t.insert_small_n && k <= t.insert_small_k) ||
         extracts(t, itemsize, n, k))
         return "insert";
+    if (t.select_fraction * k >= n && n >= t.topk_select_min && n < t.parted_max_n)
+        return "select";
     if (t.radix_fraction * k >= n) return "radix";
     return s.count() < threads && n >= t.topk_split_min ? "split" : "scan";
 }
@@ -104,6 +110,10 @@ void topk(const TopKRequest& req) {
     Trace trace;
     if ((strategy == "columns" || strategy == "column-split") && !columns_fit(seqs))
         strategy = "scan";  // neighbouring sequences are not unit-stride apart
+    if (strategy == "select") {
+        if (seqs.n < req.tune.parted_max_n) return topk_by_selection(req, trace);
+        strategy = "radix";  // indices beyond 32 bits (forced only)
+    }
     const bool known = with_key(req.x.itemsize, req.kind, [&](auto key, auto sign) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;

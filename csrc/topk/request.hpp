@@ -27,7 +27,7 @@ struct TopKRequest {
 };
 
 // The strategies (exported to Python as TOPK_STRATEGIES; topk/driver.cpp runs them).
-inline const char* const TOPK_STRATEGIES[] = {"insert", "scan",  "radix",
+inline const char* const TOPK_STRATEGIES[] = {"insert", "scan",         "radix", "select",
                                              "columns", "split", "column-split"};
 
 // Runs `req`; throws std::invalid_argument for an unknown strategy name.
