@@ -93,7 +93,10 @@ void py_topk(AnyIn x, int kind, int axis, int64_t k, bool largest, bool sorted, 
     if (values.dtype() != x.dtype() || values.ndim() != x.ndim() || indices.ndim() != x.ndim())
         fail("outputs must match x's rank and type");
     check_writable(values, "values", false);
-    check_writable(indices, "indices", true);
+    const auto it = indices.dtype();
+    const bool i32 = it.code == uint8_t(nb::dlpack::dtype_code::Int) && it.bits == 32;
+    check_writable(indices, "indices", !i32);
+    if (i32 && req.x.shape[axis] > INT32_MAX) fail("int32 indices cannot hold this axis");
     for (int d = 0; d < req.x.ndim; ++d) {
         const int64_t want = d == axis ? k : req.x.shape[d];
         if (int64_t(values.shape(size_t(d))) != want || int64_t(indices.shape(size_t(d))) != want)
@@ -105,7 +108,8 @@ void py_topk(AnyIn x, int kind, int axis, int64_t k, bool largest, bool sorted, 
     req.largest = largest;
     req.sorted = sorted;
     req.values = values.data();
-    req.indices = static_cast<int64_t*>(indices.data());
+    if (i32) req.indices32 = static_cast<int32_t*>(indices.data());
+    else req.indices = static_cast<int64_t*>(indices.data());
     req.threads = threads < 1 ? 1 : threads;
     req.strategy = strategy;
     req.segment = segment;

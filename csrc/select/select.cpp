@@ -17,6 +17,7 @@
 #include "select/sort.hpp"
 #include "select/strategy.hpp"
 #include "select/topk_route.hpp"
+#include "topk/job.hpp"
 #include "common/level.hpp"
 
 namespace axisops {
@@ -206,7 +207,7 @@ struct BestBySelection {
     const Tuning& t;
 
     // Writes the k best to out_v/out_i at row + j * step.
-    void run(int64_t pivot, U* out_v, int64_t* out_i, int64_t row, int64_t step,
+    void run(int64_t pivot, U* out_v, const IndexOut& out_i, int64_t row, int64_t step,
              LocalTrace& trace) const {
         const K pk = seq.key(pivot);
         const int64_t r = k - 1, parts = seq.parts.count;
@@ -242,7 +243,7 @@ struct BestBySelection {
         for (int64_t j = 0; j < k; ++j) {
             const int64_t i = int64_t(order[size_t(j)]);
             out_v[row + j * step] = seq.src[i * seq.stride];
-            out_i[row + j * step] = i;
+            out_i.set(row + j * step, i);
         }
     }
 
@@ -282,6 +283,7 @@ void run_topk_select(const TopKRequest& req, const Sequences& seqs, Trace& trace
     const int key_bytes = int(sizeof(U));
     const RowsOut out{req.k, seqs.inner};
     U* out_v = static_cast<U*>(req.values);
+    const IndexOut indices{req.indices, req.indices32};
     if (seqs.count() < req.threads && n >= t.select_split_min) {
         const int threads = select_threads(t, seqs, req.threads);
         const Parts parts(n, t.select_part);
@@ -290,7 +292,7 @@ void run_topk_select(const TopKRequest& req, const Sequences& seqs, Trace& trace
             const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads,
                                       t.select_chunk, flip};
             const int64_t pivot = select_parted(t, trace, seq, r, key_bytes, KTH_SIGMAS, false);
-            BestBySelection<KeyT>{seq, req.k, req.sorted, t}.run(pivot, out_v, req.indices,
+            BestBySelection<KeyT>{seq, req.k, req.sorted, t}.run(pivot, out_v, indices,
                                                                  out.row(q), out.step(), local);
         }
         return;
@@ -304,7 +306,7 @@ void run_topk_select(const TopKRequest& req, const Sequences& seqs, Trace& trace
                                       flip};
             const int64_t pivot = select_row(t, local, seq, r, key_bytes, KTH_SIGMAS, false, sc,
                                              &hint, next_row<U>(seqs, q, q1));
-            BestBySelection<KeyT>{seq, req.k, req.sorted, t}.run(pivot, out_v, req.indices,
+            BestBySelection<KeyT>{seq, req.k, req.sorted, t}.run(pivot, out_v, indices,
                                                                  out.row(q), out.step(), local);
         }
     });

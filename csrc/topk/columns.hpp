@@ -504,11 +504,10 @@ void topk_columns(const TopKJob<KeyT>& job, int threads) {
             for (int64_t j = 0; j < k; ++j) {
                 const int64_t at = (o * k + j) * inner + c0;
                 U* vals = job.out_vals + at;
-                int64_t* where = job.out_idx + at;
                 for (int64_t c = 0; c < width; ++c) {
                     const int64_t i = walker.best(c)[j];
                     vals[c] = base[i * s.stride + c];
-                    where[c] = i;
+                    job.out_idx.set(at + c, i);
                 }
             }
         }
@@ -588,7 +587,7 @@ void topk_columns_split(const TopKJob<KeyT>& job, int threads) {
                 const int64_t w = words[size_t(j)];
                 const int64_t at = job.out_at(q, j);
                 job.out_vals[at] = vals[w & low];
-                job.out_idx[at] = w >> shift;
+                job.out_idx.set(at, w >> shift);
             }
         }
     });

@@ -119,7 +119,8 @@ void topk(const TopKRequest& req) {
         using U = typename KeyT::type;
         const TopKJob<KeyT> job{seqs,        req.k,       U((req.largest ? U(0) : U(~U(0))) ^ sign),
                                 req.sorted,  req.threads, req.segment,
-                                static_cast<U*>(req.values), req.indices, req.tune, trace};
+                                static_cast<U*>(req.values), IndexOut{req.indices, req.indices32},
+                                req.tune, trace};
         run(strategy, job);
     });
     if (!known) throw std::invalid_argument("axisops._core: unsupported key type");

@@ -1,4 +1,24 @@
 // A top-k request as the strategies see it: where the sequences are, where results go.
+
+// Where a top-k's indices go: int64, or int32 when the caller asked for them (below 2^31,
+// checked by the caller), written in place rather than converted after the call.
+struct IndexOut {
+    int64_t* i64 = nullptr;
+    int32_t* i32 = nullptr;
+
+    void set(int64_t at, int64_t i) const {
+        if (i32) i32[at] = int32_t(i);
+        else i64[at] = i;
+    }
+    // out[at + j] = idx[j] for j < count.
+    void copy(int64_t at, const int64_t* idx, int64_t count) const {
+        if (i32) {
+            for (int64_t j = 0; j < count; ++j) i32[at + j] = int32_t(idx[j]);
+        } else {
+            for (int64_t j = 0; j < count; ++j) i64[at + j] = idx[j];
+        }
+    }
+};
 #pragma once
 
 #include <cstdint>
@@ -25,7 +45,7 @@ struct TopKJob {
     int threads;
     int64_t segment;
     U* out_vals;
-    int64_t* out_idx;
+    IndexOut out_idx;
     const Tuning& tune;
     Trace& trace;
 
@@ -41,22 +61,19 @@ struct TopKJob {
     void put(int64_t q, int64_t j, int64_t i) const {
         const int64_t at = out_at(q, j);
         out_vals[at] = seq(q)[i * seqs.stride];
-        out_idx[at] = i;
+        out_idx.set(at, i);
     }
     void put_row(int64_t q, const int64_t* idx) const {
         const U* src = seq(q);
         if (seqs.inner == 1) {
             U* v = out_vals + q * k;
-            int64_t* w = out_idx + q * k;
-            for (int64_t j = 0; j < k; ++j) {
-                v[j] = src[idx[j] * seqs.stride];
-                w[j] = idx[j];
-            }
+            for (int64_t j = 0; j < k; ++j) v[j] = src[idx[j] * seqs.stride];
+            out_idx.copy(q * k, idx, k);
         } else {
             for (int64_t j = 0; j < k; ++j) {
                 const int64_t at = out_at(q, j);
                 out_vals[at] = src[idx[j] * seqs.stride];
-                out_idx[at] = idx[j];
+                out_idx.set(at, idx[j]);
             }
         }
     }

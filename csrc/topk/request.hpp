@@ -19,7 +19,8 @@ struct TopKRequest {
     bool largest = true;
     bool sorted = true;
     void* values = nullptr;     // C-ordered (outer, k, inner) raw bits of the input's width
-    int64_t* indices = nullptr;  // C-ordered (outer, k, inner)
+    int64_t* indices = nullptr;  // C-ordered (outer, k, inner) ...
+    int32_t* indices32 = nullptr;  // ... or these, when the caller asks for int32 indices
     int threads = 1;
     std::string strategy;  // "" chooses; tests force one by name
     int64_t segment = 0;   // 0 chooses; tests force a scan segment length

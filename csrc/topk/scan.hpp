@@ -714,7 +714,7 @@ void merge_parts(const TopKJob<KeyT>& job, int64_t q, const typename KeyT::type*
         const int64_t at = heads[best];
         const int64_t o = job.out_at(q, j);
         job.out_vals[o] = vals[at];
-        job.out_idx[o] = idx[at];
+        job.out_idx.set(o, idx[at]);
         heads[best] = at + 1;
         if (at + 1 < bounds[best + 1]) keys[best] = job.key(vals[at + 1]);
     }

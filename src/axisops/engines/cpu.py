@@ -39,6 +39,9 @@ __all__ = ["ENGINE", "PREFETCH_DISTANCE", "SELECT_STRATEGIES", "STRATEGIES", "Cp
            "describe", "gather", "gather_prefetch_distance", "kthvalue", "partition", "select_strategy",
            "sort", "sort_strategy", "strategy", "topk", "topk_into", "unpartitioned"]
 
+#: The index types the top-k kernels write themselves.
+_WRITTEN_INDICES = (np.dtype(np.int64), np.dtype(np.int32))
+
 #: The core's names for what NumPy's dtype kinds hold (its codes: ``_core.kernels.KINDS``).
 _KIND_OF = {"u": "unsigned", "i": "signed", "f": "float", "b": "bool"}
 _RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
@@ -90,11 +93,14 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
     """Top-k of ``x`` for a validated ``spec`` (``strategy`` and ``segment`` for tests).
 
     ``out``: ``(values, indices)`` for the kernel to write into, C-contiguous, of the
-    out shape, ``values`` of the out dtype and ``indices`` int64 (returned as given).
+    out shape, ``values`` of the out dtype and ``indices`` int64 or int32 (returned as
+    given). The kernel writes int64 and int32 indices itself; other index types are
+    converted afterwards.
     """
     if out is None:
         values = np.empty(spec.out_shape, spec.out_dtype)
-        indices = np.empty(spec.out_shape, np.int64)
+        written = spec.index_dtype if spec.index_dtype in _WRITTEN_INDICES else np.int64
+        indices = np.empty(spec.out_shape, written)
     else:
         values, indices = out
     if spec.k > 0 and values.size > 0:
@@ -102,7 +108,7 @@ def topk(x: np.ndarray, spec: TopKSpec, *, strategy: str | None = None,
         _kernels().topk(_raw(x), _kind(spec.out_dtype), spec.axis, spec.k, spec.largest,
                         spec.sorted, _raw(values), indices, get_num_threads(), strategy or "",
                         segment or 0)
-    if out is None and spec.index_dtype != np.int64:
+    if out is None and indices.dtype != spec.index_dtype:
         indices = indices.astype(spec.index_dtype)
     return values, indices
 
@@ -111,7 +117,7 @@ def topk_into(x: np.ndarray, spec: TopKSpec, values: np.ndarray, indices: np.nda
     """:func:`topk` into ``values`` and ``indices``: in place where the kernel can write
     them (C-contiguous; values of the out dtype, indices int64), else through a copy."""
     direct_values = values.flags.c_contiguous and values.dtype == spec.out_dtype
-    direct_indices = indices.flags.c_contiguous and indices.dtype == np.int64
+    direct_indices = indices.flags.c_contiguous and indices.dtype in _WRITTEN_INDICES
     v = values if direct_values else np.empty(spec.out_shape, spec.out_dtype)
     i = indices if direct_indices else np.empty(spec.out_shape, np.int64)
     topk(x, spec, out=(v, i))
