@@ -204,3 +204,45 @@ def test_the_dask_backend_needs_a_scheduler(tmp_path, capsys):
                                  "--backend", "dask")
     _one_line_error(status, err)
     assert "backend='dask' does not take numpy.ndarray inputs" in err
+
+
+# -- directories ---------------------------------------------------------------------------
+
+_DIRECTORY = "is a directory (need a .npy or .npz file, or a zarr array)"
+
+
+@pytest.mark.parametrize("args, line", [
+    (["topk", ".", "-k", "1"], f"INPUT .: {_DIRECTORY}"),
+    (["topk", "..", "-k", "1", "--smallest"], f"INPUT ..: {_DIRECTORY}"),
+    (["topk", "/", "-k", "1"], f"INPUT /: {_DIRECTORY}"),
+    (["gather", ".", "i.npy", "--dim", "0"], f"INPUT .: {_DIRECTORY}"),
+    (["gather", "x.npy", ".", "--dim", "0"], f"INDEX .: {_DIRECTORY}"),
+    (["bench", "--quick", "--json", "."], "bench --json .: is a directory (need a file name)"),
+    (["bench", "--quick", "--plot", ".."], "bench --plot ..: is a directory (need a file name)"),
+    (["bench", "--quick", "--json", "no/b.json"],
+     "bench --json no/b.json: directory no does not exist"),
+])
+def test_a_directory_is_refused_as_one_by_every_command_that_takes_a_file(tmp_path, args,
+                                                                          line):
+    """``.``, ``..`` and ``/`` have no stem to name a default output after: the input is
+    still checked first, and every file argument refuses a directory in the same words
+    (bench before any timing)."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    np.save(cwd / "x.npy", np.arange(4.0))
+    np.save(cwd / "i.npy", np.array([1, 0]))
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    err = _one_line_error(run_cli(*args, cwd=cwd))
+    assert err == f"axisops: error: {line}\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_a_zarr_array_named_dot_gets_its_output_beside_it(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    x = np.array([[3.0, 1.0, 2.0]])
+    zarr.create_array(store=str(tmp_path / "a.zarr"), shape=x.shape, dtype=x.dtype)[...] = x
+    proc = run_cli("topk", ".", "-k", "1", cwd=tmp_path / "a.zarr")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["output"] == str(tmp_path / "a.topk.npz")
+    with np.load(tmp_path / "a.topk.npz") as result:
+        assert result["values"].tolist() == [[3.0]] and result["indices"].tolist() == [[0]]

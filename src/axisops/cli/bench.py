@@ -8,6 +8,9 @@ extra that installs them, and skipped.
 from __future__ import annotations
 
 import argparse
+import os
+
+from .main import CLIError
 
 __all__ = ["register"]
 
@@ -20,8 +23,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_run)
 
 
+def check_output(flag: str, path: str | None) -> None:
+    """Refuse, before any timing, a ``flag`` path the results could not be written to."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise CLIError(f"bench {flag} {path}: is a directory (need a file name)")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise CLIError(f"bench {flag} {path}: directory {folder} does not exist")
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..bench import main as bench
 
+    check_output("--json", args.json)
+    check_output("--plot", args.png)
     bench.run(args)
     return 0

@@ -4,7 +4,7 @@ They are :func:`axisops.streaming.jobs.topk_job` and
 :func:`~axisops.streaming.jobs.gather_job` (what :func:`axisops.topk_file`
 and :func:`axisops.gather_file` run) with three differences that belong to a
 command, not a library: messages name ``INPUT``, ``--key``, ``--chunk-bytes``
-(:data:`axisops.cli.main.WORDS`); the output defaults to a name beside the
+(:data:`axisops.cli.output.WORDS`); the output defaults to a name beside the
 input; and SIGTERM, SIGHUP and SIGINT unwind the stack
 (:func:`~axisops.streaming.signals.exit_on_signals`), so an interrupted run
 removes its temporary files and prints one line.  ``axisops demo`` runs them too.
@@ -17,10 +17,12 @@ Errors of the operation's arguments name it as the Python function does
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from ..errors import AxisOpsError, name_error
@@ -29,9 +31,9 @@ from ..streaming.jobs import Announce, Options, gather_job, topk_job
 from ..streaming.outputs import default_output
 from ..streaming.signals import exit_on_signals
 from ..streaming.stream import DEFAULT_CHUNK_BYTES
-from .main import WORDS, CLIError, emit
+from .output import WORDS, CLIError, emit
 
-__all__ = ["parse_size", "register", "run_gather", "run_topk"]
+__all__ = ["default_output_for", "parse_size", "register", "run_gather", "run_topk"]
 
 _UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4, "p": 1000**5,
           "ki": 1024, "mi": 1024**2, "gi": 1024**3, "ti": 1024**4, "pi": 1024**5}
@@ -120,6 +122,23 @@ def _gather(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_output_for(input_path: str, suffix: str) -> str:
+    """The default output: INPUT's stem plus ``suffix``, beside INPUT.
+
+    A name with no stem of its own (``.``, ``..``, ``/``) is taken from the absolute
+    path, so that the job checks INPUT first and a plain directory is refused as the
+    directory it is; a zarr array named ``.`` gets an output beside it.
+
+    >>> default_output_for("x.npy", ".topk.npz")
+    'x.topk.npz'
+    """
+    if Path(input_path).name in ("", ".."):
+        input_path = os.path.abspath(input_path)
+    if not Path(input_path).name:  # the root: no name to take a stem from
+        return os.path.join(input_path, suffix.lstrip("."))
+    return default_output(input_path, suffix)
+
+
 @contextmanager
 def _operation_errors(op: str) -> Iterator[None]:
     """The command line's words for the errors raised inside, named ``op`` but for the
@@ -154,7 +173,7 @@ def run_topk(
     with exit_on_signals(), _operation_errors("topk"):
         _, record = topk_job(input_path, k, axis=axis, largest=largest, sorted=sorted,
                              index_dtype=index_dtype, key=key,
-                             out=output or default_output(input_path, ".topk.npz"),
+                             out=output or default_output_for(input_path, ".topk.npz"),
                              options=options)
     return record
 
@@ -177,6 +196,6 @@ def run_gather(
     options = Options(backend, chunk_bytes, scheduler, progress, announce)
     with exit_on_signals(), _operation_errors("gather"):
         _, record = gather_job(input_path, index_path, dim, key=key, index_key=index_key,
-                               out=output or default_output(input_path, ".gather.npy"),
+                               out=output or default_output_for(input_path, ".gather.npy"),
                                options=options)
     return record
