@@ -8,6 +8,7 @@ depends on timing for its verdict: after any signal, either the complete,
 correct output exists or nothing does, and no hidden file is left.
 """
 
+import io
 import json
 import os
 import select
@@ -24,6 +25,7 @@ from axisops.cli.main import main
 from axisops.cli.ops_commands import run_gather, run_topk
 from axisops.streaming import signals, tempfiles
 from axisops.streaming.errors import FileError
+from axisops.streaming.progress import progress_bar
 from disk import listing
 from subprocess_helpers import cli_env, python_with_default_signals
 
@@ -155,6 +157,86 @@ def test_sigkill_with_named_temporaries_is_swept_by_the_next_run(tmp_path):
     assert listing(tmp_path) == ["other.npz", "x.npy"]
 
 
+# -- a Ctrl-C on a terminal --------------------------------------------------------------
+
+#: The command, held in its first progress redraw on the terminal (a read of a pipe
+#: that nobody writes) until a signal comes.
+BAR_DRIVER = r"""
+import os, sys
+from axisops.cli import main
+from axisops.streaming import progress
+
+hold, argv = int(sys.argv[1]), sys.argv[2:]
+draw = progress.ProgressBar._draw
+
+def draw_then_hold(self, now, end):
+    draw(self, now, end)
+    if not end:  # the bar's line is open on the terminal: wait there
+        os.read(hold, 1)
+
+progress.ProgressBar._draw = draw_then_hold
+sys.exit(main.main(argv, process=True))
+"""
+
+
+def _read_pty(fd, until=None):
+    """What the terminal shows, up to and including ``until`` (else to the end: the child
+    has exited and the slave side is closed)."""
+    seen = b""
+    while until is None or until not in seen:
+        readable, _, _ = select.select([fd], [], [], 120)
+        assert readable, f"the terminal showed no {until!r} in 120 s: {seen!r}"
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:  # EIO: every writer is gone
+            chunk = b""
+        if not chunk:
+            assert until is None, f"the command ended before showing {until!r}: {seen!r}"
+            break
+        seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_on_a_terminal_the_message_follows_the_bar_on_a_line_of_its_own(tmp_path, signum):
+    """The command runs on a pseudo-terminal, so its bar redraws one line in place; the
+    signal comes once the terminal shows the bar.  The bar's line is ended before the
+    message, and nothing is drawn after it."""
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    hold_r, hold_w = os.pipe()
+    args = [*_topk_args(tmp_path), "--progress"]
+    try:
+        proc = subprocess.Popen(
+            python_with_default_signals("-c", BAR_DRIVER, str(hold_r), *map(str, args)),
+            pass_fds=(hold_r,), stdin=slave, stdout=subprocess.PIPE, stderr=slave,
+            env=cli_env())
+        os.close(slave)
+        slave = None
+        try:
+            shown = _read_pty(master, until=b"\x1b[K")  # the bar is drawn, to its end
+            proc.send_signal(signum)
+            out = proc.stdout.read()
+            status = proc.wait(timeout=120)
+            shown += _read_pty(master)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+    finally:
+        for fd in (master, slave, hold_r, hold_w):
+            if fd is not None:
+                os.close(fd)
+    name = signal.Signals(signum).name
+    message = f"axisops: error: stopped by {name}; no output written\r\n".encode()
+    assert (status, out) == (128 + signum, b"")
+    assert shown.startswith(b"\rtopk: ") and shown.count(b"topk: ") == 1, shown
+    bar, _, rest = shown.partition(b"axisops: error:")
+    assert bar.endswith(b"\x1b[K\r\n"), shown  # the bar's line ended, then the message
+    assert b"axisops: error:" + rest == message, shown  # and no bar after it
+
+
 # -- kills at random moments -------------------------------------------------------------
 
 def _jobs(folder):
@@ -249,6 +331,19 @@ def test_a_signal_in_a_critical_section_waits_for_its_end(default_sigterm, capfd
     assert stop.value.code == 143 and reached == ["inner", "end of section"]
     assert capfd.readouterr().err == "axisops: error: stopped by SIGTERM; no output written\n"
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_signal_stops_every_bar_so_none_is_drawn_after_its_message(default_sigterm, capfd):
+    """Into a file the bar writes whole lines, so the message needs no newline before it;
+    the interrupted bar does not write its last state after the message."""
+    stream = io.StringIO()
+    with signals.exit_on_signals(), pytest.raises(SystemExit), \
+            progress_bar(100, True, desc="topk", stream=stream) as bar:
+        bar.update(50)
+        signal.raise_signal(signal.SIGTERM)
+    assert stream.getvalue().splitlines() == [stream.getvalue().rstrip("\n")]
+    assert stream.getvalue().startswith("topk:  50% |")
+    assert capfd.readouterr().err == "axisops: error: stopped by SIGTERM; no output written\n"
 
 
 def test_later_signals_are_ignored_and_the_message_tells_the_truth(default_sigterm, capfd):

@@ -10,16 +10,22 @@ A bar that was shown ends at 100% with the job, on a line of its own:
 closing it draws the final state before the newline, whatever the redraw
 interval skipped.  Sizes are in decimal units (kB, MB, GB: powers of 1000),
 as disks and network links are sold.
+
+A signal's message (:mod:`axisops.streaming.signals`) is printed while the
+work runs, before the stack unwinds: :func:`stop_bars` first ends the line a
+bar left open on a terminal and stops every bar, so the message starts on a
+line of its own and no bar is drawn after it.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+import weakref
 from types import TracebackType
 from typing import IO
 
-__all__ = ["DELAY_SECONDS", "ProgressBar", "progress_bar", "size_text"]
+__all__ = ["DELAY_SECONDS", "ProgressBar", "progress_bar", "size_text", "stop_bars"]
 
 #: How long work runs before the default bar appears.
 DELAY_SECONDS = 1.0
@@ -28,6 +34,9 @@ REDRAW_SECONDS = 0.1
 #: Characters of the bar itself.
 WIDTH = 24
 _UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
+
+#: Bars that may still draw (not closed, not disabled).
+_LIVE: weakref.WeakSet[ProgressBar] = weakref.WeakSet()
 
 
 def size_text(count: float, unit: str = "B") -> str:
@@ -64,6 +73,9 @@ class ProgressBar:
         self._start = time.monotonic()
         self._drawn_at: float | None = None  # when the line was last drawn (None: never)
         self._terminal = _is_terminal(stream)
+        self._line_open = False  # drawn on a terminal with no newline after it yet
+        if not disable:
+            _LIVE.add(self)
 
     def __enter__(self) -> ProgressBar:
         return self
@@ -89,6 +101,7 @@ class ProgressBar:
     def close(self, finished: bool = True) -> None:
         """End the bar: a bar that was drawn (or a forced one) draws its final state, at
         100% when the work is ``finished``, and ends its line."""
+        _LIVE.discard(self)
         if self.disable:
             return
         if finished:
@@ -96,6 +109,12 @@ class ProgressBar:
         if self._drawn_at is None and self.delay > 0:
             return  # the work ended before the bar was due: nothing was shown
         self._draw(time.monotonic(), end="\n")
+
+    def stop(self) -> bool:
+        """Never draw again; returns whether the bar's line was left open on a terminal."""
+        _LIVE.discard(self)
+        self.disable = True
+        return self._line_open
 
     def _draw(self, now: float, end: str) -> None:
         self._drawn_at = now
@@ -107,12 +126,45 @@ class ProgressBar:
                 f"|{'#' * filled}{' ' * (WIDTH - filled)}| "
                 f"{size_text(self.done, self.unit)} / {size_text(self.total, self.unit)} "
                 f"[{elapsed:.1f} s{rate}]")
-        prefix = "\r" if self._terminal else ""
+        if not self._terminal:
+            self._write(line + "\n")
+            return
+        # Open before the write: a signal's message landing in between then starts with a
+        # newline of its own, at worst below an empty line.
+        self._line_open = True
+        self._write(f"\r{line}\033[K{end}")
+        self._line_open = not end
+
+    def _write(self, text: str) -> None:
         try:
-            self.stream.write(f"{prefix}{line}\033[K{end}" if self._terminal else line + "\n")
+            self.stream.write(text)
             self.stream.flush()
         except (OSError, ValueError):  # stderr closed: the job goes on without its bar
             self.disable = True
+
+
+def stop_bars() -> bool:
+    """Stop every bar that may still draw, for a message printed before the work unwinds.
+
+    Returns whether a bar's line was left open on a terminal: the message then starts
+    with a newline, to stand on a line of its own.
+
+    >>> import io
+    >>> class Terminal(io.StringIO):
+    ...     def isatty(self):
+    ...         return True
+    >>> out = Terminal()
+    >>> with progress_bar(100, True, desc="topk", stream=out) as bar:
+    ...     bar.update(50)
+    ...     stop_bars()
+    True
+    >>> out.getvalue().count("topk"), out.getvalue().endswith("\\n")
+    (1, False)
+    """
+    open_line = False
+    for bar in list(_LIVE):
+        open_line = bar.stop() or open_line
+    return open_line
 
 
 def progress_bar(total: int, mode: bool | None, *, unit: str = "B", desc: str = "",

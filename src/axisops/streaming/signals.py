@@ -23,7 +23,7 @@ raises :class:`Interrupted` (a ``KeyboardInterrupt``, exit status 130 from the
 command line), so every temporary file is removed on the way out and nothing
 appears under the requested name.
 
-Three rules make this hold whenever the signal arrives:
+Four rules hold whenever the signal arrives:
 
 - **Once.** The first signal prints the message and raises; later ones
   (a second Ctrl-C, a supervisor's repeated SIGTERM) are ignored, so the
@@ -38,6 +38,9 @@ Three rules make this hold whenever the signal arrives:
   the Python handler also defers while a section is open.
 - **Truthful.** The message says whether the output had already been put in
   place (:func:`output_committed`).
+- **On a line of its own.** A progress bar drawing on the terminal is stopped
+  first (:func:`~axisops.streaming.progress.stop_bars`): its line is ended
+  before the message, and no bar is drawn after it.
 
 SIGKILL cannot be caught; :mod:`axisops.streaming.tempfiles` makes sure it leaves
 nothing behind either.
@@ -52,6 +55,8 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any
+
+from .progress import stop_bars
 
 __all__ = ["Interrupted", "critical", "exit_on_signals", "output_committed"]
 
@@ -86,9 +91,10 @@ def _fire(signum: int) -> None:
     name = signal.Signals(signum).name
     outcome = ("the output was already complete" if _STATE.committed
                else "no output written")
+    newline = "\n" if stop_bars() else ""  # end the bar's line, draw it no more
     # os.write, not print: the signal may have interrupted a write to sys.stderr.
     with contextlib.suppress(OSError):
-        os.write(2, f"axisops: error: stopped by {name}; {outcome}\n".encode())
+        os.write(2, f"{newline}axisops: error: stopped by {name}; {outcome}\n".encode())
     if signum == getattr(signal, "SIGINT", None):
         raise Interrupted
     raise SystemExit(128 + signum)
