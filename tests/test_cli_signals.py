@@ -11,11 +11,13 @@ correct output exists or nothing does, and no hidden file is left.
 import io
 import json
 import os
+import re
 import select
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +32,8 @@ from disk import listing
 from subprocess_helpers import cli_env, python_with_default_signals
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: The command, stopped after its first box is written until the test writes to ``go``.
 DRIVER = r"""
@@ -58,6 +62,10 @@ def discard_signalled(self):
 writers.NpyWriter.write = paused_write
 if mode.startswith("again:"):
     tempfiles.TempFile.discard = discard_signalled
+if mode == "entry":  # as python -m axisops: start-up's handler first
+    import runpy
+    sys.argv = ["axisops", *argv]
+    runpy.run_module("axisops", run_name="__main__", alter_sys=True)
 sys.exit(main.main(argv))
 """
 
@@ -428,39 +436,6 @@ def test_the_process_ignores_a_ctrl_c_once_the_job_is_done(tmp_path):
         assert proc.stderr.strip().splitlines()[-1] == f"0 {ignored}"
 
 
-@pytest.mark.parametrize("script", [False, True], ids=["python -m axisops", "axisops script"])
-def test_a_ctrl_c_during_start_up_exits_quietly_with_130(script):
-    """Start-up stops before its heavy imports (the test hook of ``axisops.cli``) and says
-    so through a pipe, with whether NumPy was imported already (it must not be: the handler
-    covers every heavy import); the SIGINT then lands there, and the process exits 130
-    without a word (no traceback)."""
-    from axisops.cli import START_HOOK
-    from subprocess_helpers import SCRIPT
-
-    ready_r, ready_w = os.pipe()
-    go_r, go_w = os.pipe()
-    args = (SCRIPT, "info") if script else (sys.executable, "-m", "axisops", "info")
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", DEFAULT_THEN_EXEC, *args], pass_fds=(ready_w, go_r),
-            env={**cli_env(), START_HOOK: f"{ready_w},{go_r}"}, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
-        os.close(ready_w)
-        os.close(go_r)
-        try:
-            assert os.read(ready_r, 1) == b"0"  # waiting, NumPy not imported yet
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    finally:
-        os.close(ready_r)
-        os.close(go_w)
-    assert (proc.returncode, out, err) == (130, "", "")
-
-
 #: python_with_default_signals, for a program given by its path (the installed script).
 DEFAULT_THEN_EXEC = """
 import os, signal, sys
@@ -469,3 +444,119 @@ for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])
 """
+
+#: What pip writes for the console script, with a line of the test's in front of the call.
+CONSOLE_SCRIPT = """\
+import re
+import sys
+from {module} import {function}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    {before_the_call}
+    sys.exit({function}())
+"""
+
+
+def _console_script(folder, before_the_call="pass"):
+    """The ``axisops`` script pip would install from pyproject.toml's ``[project.scripts]``
+    (the venv's own may predate the entry point), as a file in ``folder``."""
+    text = (ROOT / "pyproject.toml").read_text()
+    module, function = re.search(r'^axisops = "([\w.]+):(\w+)"$', text, re.MULTILINE).groups()
+    assert module == "axisops.__main__"  # the minimal module, not the command line
+    path = folder / "axisops-script.py"
+    path.write_text(CONSOLE_SCRIPT.format(module=module, function=function,
+                                          before_the_call=before_the_call))
+    return path
+
+
+def _stopped_at(point, command):
+    """Run ``command`` (signals at their defaults), stopped at the start-up ``point`` (the
+    hook of ``axisops.__main__``); once it says it is there, send SIGINT.  Returns
+    (whether NumPy was imported already, status, stdout, stderr)."""
+    from axisops.__main__ import START_HOOK
+
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", DEFAULT_THEN_EXEC, *command], pass_fds=(ready_w, go_r),
+            env={**cli_env(), START_HOOK: f"{point}:{ready_w},{go_r}"},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.close(ready_w)
+        os.close(go_r)
+        ready_w = go_r = None
+        try:
+            numpy = os.read(ready_r, 1)
+            assert numpy in (b"0", b"1"), proc.communicate(timeout=120)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        for fd in (ready_r, ready_w, go_r, go_w):
+            if fd is not None:
+                os.close(fd)
+    return numpy == b"1", proc.returncode, out, err
+
+
+@pytest.mark.parametrize("point, numpy", [("import", False), ("entry", False), ("main", True)])
+@pytest.mark.parametrize("launcher", ["python -m axisops", "console script"])
+def test_a_ctrl_c_at_any_point_of_start_up_exits_130_without_a_word(tmp_path, point, numpy,
+                                                                    launcher):
+    """Start-up stops at a known point (while ``axisops.__main__`` is imported, before the
+    command line is imported, just before it runs) and says so through a pipe, with
+    whether NumPy is imported already (not before the command line is: every heavy
+    import comes after the handler); the SIGINT lands there, and the process exits 130
+    without a word."""
+    command = ([sys.executable, "-m", "axisops", "info"] if launcher == "python -m axisops"
+               else [sys.executable, str(_console_script(tmp_path)), "info"])
+    assert _stopped_at(point, command) == (numpy, 130, "", "")
+
+
+def test_the_installed_script_also_exits_130_without_a_word():
+    from subprocess_helpers import SCRIPT
+
+    assert _stopped_at("entry", [SCRIPT, "info"])[1:] == (130, "", "")
+
+
+def test_a_ctrl_c_between_the_import_and_the_call_exits_130_without_a_word(tmp_path):
+    """The console script raises SIGINT itself after importing the entry point, before
+    calling it: the handler is in place, the exit quiet."""
+    script = _console_script(tmp_path, "import signal; signal.raise_signal(signal.SIGINT)")
+    proc = subprocess.run(python_with_default_signals(str(script), "info"),
+                          capture_output=True, text=True, env=cli_env(), timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "")
+
+
+def test_a_ctrl_c_during_the_parsers_imports_exits_130_without_a_word(tmp_path):
+    """The SIGINT is raised by the first import of NumPy (the commands' parsers import it):
+    still start-up, still quiet."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import signal, sys\n"
+        "class RaiseOnNumpy:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numpy':\n"
+        "            sys.meta_path.remove(self)\n"
+        "            signal.raise_signal(signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, RaiseOnNumpy())\n")
+    env = cli_env()
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(hook), env.get("PYTHONPATH")]))
+    proc = subprocess.run(python_with_default_signals("-m", "axisops", "info"),
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "")
+
+
+def test_once_the_command_runs_a_ctrl_c_is_the_commands(tmp_path):
+    """Through ``python -m axisops`` (start-up's quiet handler first), a job paused at its
+    first box still takes SIGINT as a job does: one line, status 130, nothing left."""
+    args = _topk_args(tmp_path)
+    inputs = listing(tmp_path)
+    returncode, out, err = Paused(args, mode="entry").finish(signal.SIGINT)
+    assert (returncode, out) == (130, "")
+    assert err == "axisops: error: stopped by SIGINT; no output written\n"
+    assert listing(tmp_path) == inputs

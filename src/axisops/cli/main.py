@@ -84,22 +84,32 @@ def _fail(message: str, status: int = 1) -> int:
     return status
 
 
+def _set_sigint(handler: Any) -> None:
+    """Make ``handler`` the process's SIGINT handler, unless SIGINT is ignored."""
+    if threading.current_thread() is threading.main_thread() and (
+            signal.getsignal(signal.SIGINT) is not signal.SIG_IGN):
+        signal.signal(signal.SIGINT, handler)
+
+
 def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     """Run the command line; returns the exit status.
 
-    ``process`` says this is the whole process (the ``axisops`` script): once the
-    job is done, a late Ctrl-C is ignored, as the interpreter's shutdown would
-    otherwise print a traceback for it.
+    ``process`` says this is the whole process (the ``axisops`` script): a Ctrl-C
+    during start-up has ended it quietly (:mod:`axisops.__main__`) until the command
+    is parsed; from there to the end of the command it interrupts the command (one
+    line, status 130); once the command is done it is ignored, as the interpreter's
+    shutdown would otherwise print a traceback for it.
     """
     args = build_parser().parse_args(argv)
     if not os.environ.get("AXISOPS_DEBUG"):
         # zarr's event loop logs abandoned tasks after a read fails: not one line.
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
+        if process:
+            _set_sigint(signal.default_int_handler)  # the command's own handling takes over
         status = int(args.run(args) or 0)
-        if process and threading.current_thread() is threading.main_thread():
-            # Until here a SIGINT lands in the except below (one line, status 130).
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if process:
+            _set_sigint(signal.SIG_IGN)  # until here a SIGINT lands in the except below
         return status
     except AxisOpsError as exc:
         exc.spell(WORDS)
