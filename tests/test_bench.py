@@ -45,6 +45,45 @@ def test_quick_run_through_the_cli_writes_exact_results(tmp_path):
     assert "quick: reduced shapes, no targets" in proc.stdout
 
 
+def _quick_moe(folder, *args):
+    """A quick run of the three small MoE rows, numpy alone, one call each, in ``folder``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "axisops", "bench", "--quick", "--cases", "MoE router (8192",
+         "--peers", "numpy", "--repeats", "1", *args],
+        capture_output=True, text=True, timeout=240, cwd=folder)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_the_benchmark_writes_files_only_when_asked(tmp_path):
+    out = _quick_moe(tmp_path)
+    assert list(tmp_path.iterdir()) == [] and "wrote" not in out
+    out = _quick_moe(tmp_path, "--json", "b.json")
+    assert [p.name for p in tmp_path.iterdir()] == ["b.json"]
+    assert out.rstrip().endswith("wrote b.json")
+    assert len(json.loads((tmp_path / "b.json").read_text())["cases"]) == 3
+
+
+def test_the_table_columns_line_up_whatever_the_names(tmp_path):
+    """The case names differ in length and are longer than any fixed column: every
+    entry still ends under the end of its right-aligned heading."""
+    names = [c.name for c in quick_cases() if "MoE router (8192" in c.name]
+    assert len({len(n) for n in names}) == 3 and min(map(len, names)) > 52
+    lines = _quick_moe(tmp_path).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("case "))
+    header, rule, rows = lines[at], lines[at + 1], lines[at + 2:at + 2 + len(names)]
+    assert rule == "-" * len(header)
+    ends, start = [], 0
+    for heading in ("floor", "axisops", "x floor", "numpy", "vs best"):
+        start = header.index(heading, start) + len(heading)
+        ends.append(start)
+    assert header.index("floor") > max(map(len, names))
+    for name, row in zip(names, rows):
+        assert row.startswith(name + " ")
+        for end in ends:
+            assert row[end - 1] != " " and row[end:end + 1] in ("", " "), (row, end)
+
+
 def test_rounds_merge_every_call_of_every_round(tmp_path, monkeypatch):
     """``--rounds 3``: each case timed in three rounds of all cases, its figure the median
     of all 3 x 2 calls (a spy on the timing counts the rounds and the calls)."""

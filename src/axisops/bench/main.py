@@ -2,12 +2,12 @@
 
 For every case it times the read floor, axisops and each installed peer on
 the same inputs, checks axisops against the NumPy oracle bit for bit, prints
-ratios to the floor and to the best peer with the case's targets, and writes
-JSON and a PNG chart.  ``--memory`` also measures the peak extra memory of
-one top-k call on a 400 MB input in subprocesses.  ``--frameworks`` runs the
-rows of axisops inside torch and JAX programs instead (see
-:mod:`axisops.bench.frameworks`).  Peers that are not installed are named
-and skipped, with the extra that installs them.
+ratios to the floor and to the best peer with the case's targets, and, when
+asked (``--json PATH``, ``--plot PATH``), writes JSON and a PNG chart.
+``--memory`` also measures the peak extra memory of one top-k call on a 400 MB
+input in subprocesses.  ``--frameworks`` runs the rows of axisops inside torch
+and JAX programs instead (see :mod:`axisops.bench.frameworks`).  Peers that are
+not installed are named and skipped, with the extra that installs them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from axisops.config import get_num_threads
 from .cases import CASES, SELECT_OPS, Case, make_index, make_input, quick_cases
 from .memory import measure
 from .peers import axisops_runner, floor_runner, missing_peers, peer_runners, select_k
-from .report import PEERS, case_record, machine, print_header, print_row, write_json, write_png
+from .report import PEERS, Table, case_record, machine, write_json, write_png
 from .timing import IDLE_SECONDS, WARM_SECONDS, CaseTimes, time_case
 
 __all__ = ["build_parser", "main", "run"]
@@ -50,9 +50,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--peers", default=",".join(PEERS),
                    help=f"comma-separated peers to time (default {','.join(PEERS)})")
     p.add_argument("--backend", default=None, help="axisops backend to time (default: auto)")
-    p.add_argument("--json", default="bench.json", metavar="PATH", help="JSON output path")
-    p.add_argument("--plot", "--png", dest="png", default="bench.png", metavar="PATH",
-                   help="chart output path (PNG; needs matplotlib)")
+    p.add_argument("--json", metavar="PATH",
+                   help="write the results as JSON to PATH (nothing is written unless asked)")
+    p.add_argument("--plot", "--png", dest="png", metavar="PATH",
+                   help="draw the chart into PATH (a PNG; needs matplotlib)")
     p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=False,
                    help="also measure peak RSS growth on 400 MB inputs (subprocesses)")
     p.add_argument("--frameworks", action="store_true",
@@ -112,8 +113,7 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
         payload = {"machine": machine(), "quick": args.quick,
                    "when": time.strftime("%Y-%m-%d %H:%M:%S"),
                    "frameworks": frameworks.run(out, args.quick, args.repeats)}
-        write_json(args.json, payload)
-        print(f"\nwrote {args.json}", file=out)
+        _write(args, payload, [], out)
         return payload
     cases = [c for c in (quick_cases() if args.quick else CASES) if args.cases in c.name]
     repeats = args.repeats or (3 if args.quick else 9)
@@ -127,12 +127,13 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     missing = missing_peers(wanted)
     if missing:
         print(f"# not installed, not timed: {', '.join(missing)}", file=out)
-    print_header(out)
+    table = Table([c.name for c in cases], tuple(p for p in PEERS if p in wanted))
+    table.print_header(out)
     records, ours = [], {}
     for case, times in _timed(cases, args, wanted, repeats, rounds, out):
         ours[case.name] = times.seconds["axisops"]
         records.append(case_record(times, _exact(case, args.backend), ours.get(case.twin)))
-        print_row(records[-1], out)
+        table.print_row(records[-1], out)
     memory = []
     if args.memory:
         impls = tuple(i for i in ("axisops", *wanted) if i in ("axisops", "numpy", "torch"))
@@ -147,12 +148,26 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     payload = {"machine": info, "repeats": repeats, "rounds": rounds, "quick": args.quick,
                "when": time.strftime("%Y-%m-%d %H:%M:%S"), "cases": records,
                "memory": memory}
-    write_json(args.json, payload)
-    drawn = write_png(args.png, records, f"axisops bench on {info['cpu']} "
-                      f"({get_num_threads()} threads)") if records else False
-    print(f"\nwrote {args.json}" + (f" and {args.png}" if drawn else
-                                    " (no chart: pip install 'axisops[bench]')"), file=out)
+    _write(args, payload, records, out)
     return payload
+
+
+def _write(args: argparse.Namespace, payload: dict[str, Any], records: list[dict[str, Any]],
+           out: Any) -> None:
+    """The files asked for (``--json``, ``--plot``), and a line naming them."""
+    written = []
+    if args.json:
+        write_json(args.json, payload)
+        written.append(args.json)
+    if args.png and records:
+        title = (f"axisops bench on {payload['machine']['cpu']} "
+                 f"({payload['machine']['threads']} threads)")
+        if write_png(args.png, records, title):
+            written.append(args.png)
+        else:
+            print(f"\nno chart {args.png}: pip install 'axisops[bench]'", file=out)
+    if written:
+        print(f"\nwrote {' and '.join(written)}", file=out)
 
 
 def _timed(cases: list[Case], args: argparse.Namespace, wanted: tuple[str, ...], repeats: int,

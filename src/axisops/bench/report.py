@@ -16,7 +16,7 @@ from axisops.config import get_num_threads
 from .cases import Target
 from .timing import CaseTimes
 
-__all__ = ["case_record", "machine", "print_header", "print_row", "write_json", "write_png"]
+__all__ = ["Table", "case_record", "machine", "write_json", "write_png"]
 
 PEERS = ("numpy", "torch", "jax", "ort")
 
@@ -105,27 +105,45 @@ def case_record(ct: CaseTimes, exact: bool | None, twin: float | None = None
 
 
 def _ms(s: float | None) -> str:
-    return "-" if s is None else f"{s * 1e3:9.2f}"
+    return "-" if s is None else f"{s * 1e3:.2f}"
 
 
-def print_header(out: Any) -> None:
-    """The table's heading: times in ms, axisops as a multiple of the floor, speedup."""
-    head = (f"{'case':<52} {'floor':>9} {'axisops':>9} {'x floor':>7} "
-            + " ".join(f"{p:>9}" for p in PEERS) + f" {'vs best':>8}  targets")
-    print(head, file=out)
-    print("-" * len(head), file=out)
+#: The table's numeric columns after the case: (heading, least width).
+_TIMES = (("floor", 9), ("axisops", 9), ("x floor", 7))
 
 
-def print_row(r: dict[str, Any], out: Any) -> None:
-    """One case's line of the table."""
-    t = r["seconds"]
-    speed = r["speedup_vs_best_peer"]
-    verdicts = "; ".join(_verdict(v) for v in r["targets"])
-    exact = "  NOT EXACT" if r["exact"] is False else ""
-    peers = " ".join(_ms(t.get(p)) for p in PEERS)
-    vs_best = "-" if speed is None else f"{speed:7.1f}x"
-    print(f"{r['case']:<52} {_ms(t['floor'])} {_ms(t['axisops'])} "
-          f"{r['x_floor']['axisops']:7.2f} {peers} {vs_best:>8}  {verdicts}{exact}", file=out)
+class Table:
+    """The printed table: every column as wide as its heading and its widest entry
+    (the case names are known before the first row is timed)."""
+
+    def __init__(self, names: list[str], peers: tuple[str, ...] = PEERS) -> None:
+        self.peers = peers
+        self.widths = [max([len("case"), *map(len, names)]),
+                       *(max(least, len(head)) for head, least in _TIMES),
+                       *(max(9, len(p)) for p in peers), len("vs best") + 1]
+
+    def _line(self, first: str, cells: list[str], last: str) -> str:
+        name = first.ljust(self.widths[0])
+        numbers = " ".join(c.rjust(w) for c, w in zip(cells, self.widths[1:]))
+        return f"{name} {numbers}  {last}".rstrip()
+
+    def print_header(self, out: Any) -> None:
+        """The heading: times in ms, axisops as a multiple of the floor, speed-up."""
+        heads = [head for head, _ in _TIMES] + list(self.peers) + ["vs best"]
+        head = self._line("case", heads, "targets")
+        print(head, file=out)
+        print("-" * len(head), file=out)
+
+    def print_row(self, r: dict[str, Any], out: Any) -> None:
+        """One case's line."""
+        t = r["seconds"]
+        speed = r["speedup_vs_best_peer"]
+        verdicts = "; ".join(_verdict(v) for v in r["targets"])
+        exact = "  NOT EXACT" if r["exact"] is False else ""
+        cells = [_ms(t["floor"]), _ms(t["axisops"]), f"{r['x_floor']['axisops']:.2f}",
+                 *(_ms(t.get(p)) for p in self.peers),
+                 "-" if speed is None else f"{speed:.1f}x"]
+        print(self._line(r["case"], cells, verdicts + exact), file=out)
 
 
 def _verdict(v: dict[str, Any]) -> str:
