@@ -1,10 +1,13 @@
 """The real ``axisops`` command, run in a subprocess on real files."""
 
+import argparse
 import json
+import re
 
 import numpy as np
 import pytest
 
+from axisops.cli.main import build_parser
 from subprocess_helpers import SCRIPT
 from subprocess_helpers import run_cli as run
 
@@ -41,6 +44,27 @@ def test_console_script_is_installed():
     assert SCRIPT is not None
     proc = run("--version", script=True)
     assert proc.returncode == 0 and proc.stdout.startswith("axisops ")
+
+
+def test_help_describes_every_command():
+    """The top-level help lists every command with a line of help, and its description
+    names the commands beyond top-k and gather; every command's own help describes it."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    commands = list(sub.choices)
+    assert {"topk", "gather", "info", "demo", "bench"} <= set(commands)
+    top = run("--help")
+    assert top.returncode == 0, top.stderr
+    assert [name for name, _ in re.findall(r"^    (\w+) +(\S.*)$", top.stdout, re.M)] == commands
+    description = " ".join(top.stdout.split("\n\n")[1].split())
+    assert "top-k" in description and "gather" in description
+    assert all(f"({name})" in description for name in commands if name not in ("topk", "gather"))
+    for name in commands:
+        proc = run(name, "--help")
+        assert proc.returncode == 0, proc.stderr
+        usage, description, *_ = proc.stdout.split("\n\n")
+        assert usage.startswith(f"usage: axisops {name}")
+        assert not description.startswith(("options:", "positional arguments:"))
+        assert len(description.split()) >= 15, (name, description)
 
 
 def test_topk_writes_values_and_indices(data):

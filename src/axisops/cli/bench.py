@@ -18,7 +18,12 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     from ..bench import main as bench
 
-    p = sub.add_parser("bench", help="time axisops against its peers (numpy, torch, JAX, ORT)")
+    p = sub.add_parser(
+        "bench", help="time axisops against its peers (NumPy, torch, JAX, ONNX Runtime)",
+        description="Times axisops against its peers (NumPy, torch, JAX, ONNX Runtime; those "
+                    "not installed are named and skipped) in one process on the same inputs, "
+                    "checks every axisops result bit for bit and prints a table; --json and "
+                    "--plot write the results.")
     bench.build_parser(p)
     p.set_defaults(run=_run)
 

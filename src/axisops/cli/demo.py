@@ -56,7 +56,11 @@ SEED_GATHER: list[tuple[str, Any, int, Any, Any]] = [
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run the seed examples on sample files and print them")
+    p = sub.add_parser(
+        "demo", help="run the DirectML TOP_K1 and aclnnGather pages' examples as files",
+        description="Writes the examples of DirectML's TOP_K1 page and of the aclnnGather "
+                    "page as sample files in --dir, runs them through the real topk and "
+                    "gather jobs, and checks every output against the page's documented one.")
     p.add_argument("--dir", default="axisops-demo",
                    help="where to write the sample files (default: ./axisops-demo)")
     p.set_defaults(run=lambda args: run_demo(Path(args.dir)))

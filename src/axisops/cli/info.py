@@ -18,7 +18,12 @@ __all__ = ["collect", "register"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("info", help="version, available backends and thread count")
+    p = sub.add_parser(
+        "info", help="version, backends, threads and the compiled core",
+        description="The version, Python and NumPy, the thread count, the default backend "
+                    "for NumPy arrays, the compiled core (its instruction-set level, the "
+                    "levels this CPU runs, the compiler and the build type) and every "
+                    "backend with its availability.")
     p.add_argument("--json", action="store_true", help="print one JSON line instead of text")
     p.set_defaults(run=_run)
 

@@ -48,10 +48,16 @@ class CLIError(AxisOpsError):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="axisops",
-        description="Exact, deterministic top-k and gather along an axis of .npy/.npz files.",
+        description="Exact, deterministic top-k and gather along an axis of .npy, .npz and "
+                    "zarr files of any size, read in chunks with bounded memory; also what "
+                    "this installation runs (info), the documented examples run as files "
+                    "(demo), and a benchmark against NumPy, torch, JAX and ONNX Runtime "
+                    "(bench).",
+        epilog="'axisops COMMAND --help' describes a command.",
     )
     parser.add_argument("--version", action="version", version=f"axisops {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                title="commands")
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__package__}.{name}").register(sub)
     return parser

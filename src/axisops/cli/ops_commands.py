@@ -72,7 +72,13 @@ def _scale_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("topk", help="top-k along an axis of INPUT; writes values and indices")
+    p = sub.add_parser(
+        "topk", help="top-k along an axis of INPUT; writes values and indices",
+        description="The k greatest (or --smallest) elements along an axis of INPUT and "
+                    "their indices, largest first with the lower index first among equal "
+                    "elements, written to an .npz archive (values, indices); one JSON line "
+                    "on stdout describes the job. INPUT is read in chunks, so files larger "
+                    "than memory work.")
     p.add_argument("input", metavar="INPUT", help=".npy, .npz or zarr array, read in chunks")
     p.add_argument("-k", type=int, required=True, help="how many elements to keep")
     p.add_argument("--axis", type=int, default=-1, help="axis to select along (default -1)")
@@ -88,7 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     _scale_options(p)
     p.set_defaults(run=_topk)
 
-    g = sub.add_parser("gather", help="gather INPUT along --dim at the positions in INDEX")
+    g = sub.add_parser(
+        "gather", help="gather INPUT along --dim at INDEX's positions; writes a .npy",
+        description="The elements of INPUT along --dim at the positions in INDEX "
+                    "(numpy.take_along_axis; negative positions count from the end), "
+                    "written to a .npy; one JSON line on stdout describes the job. INPUT "
+                    "and INDEX are read in chunks, so files larger than memory work.")
     g.add_argument("input", metavar="INPUT", help=".npy, .npz or zarr array, read in chunks")
     g.add_argument("index", metavar="INDEX", help="integer .npy file, .npz archive or zarr array")
     g.add_argument("--dim", type=int, required=True, help="dimension to gather along")
