@@ -46,11 +46,16 @@ def test_console_script_is_installed():
     assert proc.returncode == 0 and proc.stdout.startswith("axisops ")
 
 
+def _commands():
+    """The command line's commands, in the order of its help."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
 def test_help_describes_every_command():
     """The top-level help lists every command with a line of help, and its description
     names the commands beyond top-k and gather; every command's own help describes it."""
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    commands = list(sub.choices)
+    commands = _commands()
     assert {"topk", "gather", "info", "demo", "bench"} <= set(commands)
     top = run("--help")
     assert top.returncode == 0, top.stderr
@@ -65,6 +70,19 @@ def test_help_describes_every_command():
         assert usage.startswith(f"usage: axisops {name}")
         assert not description.startswith(("options:", "positional arguments:"))
         assert len(description.split()) >= 15, (name, description)
+
+
+def test_what_a_user_reads_names_backends_never_engines(data):
+    """What ``backend=`` names is a backend in the help, in ``axisops info`` and in the
+    messages (the backends' own descriptions, from their modules, are left out here)."""
+    folder, _ = data
+    texts = [run("--help").stdout, *(run(name, "--help").stdout for name in _commands())]
+    info = run("info").stdout
+    for row in json.loads(run("info", "--json").stdout)["backends"]:
+        info = info.replace(row["description"], "")
+    assert "default backend for NumPy arrays: " in info and "\nbackends:\n" in info
+    texts += [info, failed(run("topk", str(folder / "x.npy"), "-k", "1", "--backend", "nope"))]
+    assert [t for t in texts if "engine" in t.lower()] == []
 
 
 def test_topk_writes_values_and_indices(data):

@@ -49,8 +49,8 @@ def select_k(case: Case, n: int) -> int:
 
 
 def _axisops_select(case: Case, backend: str | None = None) -> Callable[[Any], Any]:
-    """The selection family through the public functions (``backend``: the engine, or
-    the default)."""
+    """The selection family through the public functions (``backend``: the backend
+    named, or the default)."""
     import axisops
 
     def call(a: Any) -> Any:

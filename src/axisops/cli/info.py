@@ -1,5 +1,5 @@
-"""``axisops info``: version, the compiled core (compiler, build, instruction set), engines
-(``backend=`` names) and threads."""
+"""``axisops info``: version, the compiled core (compiler, build, instruction set), the
+backends (what ``backend=`` names) and threads."""
 
 from __future__ import annotations
 

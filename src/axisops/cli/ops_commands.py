@@ -1,4 +1,4 @@
-"""``axisops topk`` and ``axisops gather``: the engine's jobs, with the command line's words.
+"""``axisops topk`` and ``axisops gather``: the streaming jobs, with the command line's words.
 
 They are :func:`axisops.streaming.jobs.topk_job` and
 :func:`~axisops.streaming.jobs.gather_job` (what :func:`axisops.topk_file`

@@ -2,7 +2,7 @@
 
 Two tools, with different owners:
 
-- :func:`critical` sections belong to the engine: creating a temporary file
+- :func:`critical` sections belong to the jobs: creating a temporary file
   and registering its removal, or renaming a complete output into place, is
   never cut in two by a signal.  A section installs no handler; it blocks
   the signals for the calling thread for its few microseconds, so a signal
