@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from axisops.cli import demo
 from axisops.cli.main import build_parser
 from subprocess_helpers import SCRIPT
 from subprocess_helpers import run_cli as run
@@ -155,12 +156,27 @@ def test_info_and_json():
     assert data["threads"] >= 1 and any(b["name"] == "numpy" for b in data["backends"])
 
 
-def test_demo_runs_the_seed_examples(tmp_path):
+def test_demo_runs_the_examples_of_the_pages(tmp_path):
     proc = run("demo", "--dir", str(tmp_path / "d"))
     assert proc.returncode == 0, proc.stderr
-    assert "6 of 6 seed examples match" in proc.stdout
-    assert proc.stdout.count("matches the seed page: yes") == 6
+    assert proc.stdout.splitlines()[-1] == (
+        "all 6 examples of the DirectML TOP_K1 and aclnnGather pages give the documented "
+        f"outputs; files in {tmp_path / 'd'}")
+    assert proc.stdout.count("the output documented on DirectML's TOP_K1 page: yes") == 4
+    assert proc.stdout.count("the output documented on the aclnnGather page: yes") == 2
+    assert "seed" not in proc.stdout
     assert (tmp_path / "d" / "x.npy").exists()
+
+
+def test_demo_names_an_example_that_gives_another_output(tmp_path, monkeypatch, capsys):
+    *example, _ = demo.GATHER_EXAMPLES[1]
+    monkeypatch.setattr(demo, "GATHER_EXAMPLES",
+                        [demo.GATHER_EXAMPLES[0], (*example, [[0, 0], [0, 0]])])
+    assert demo.run_demo(tmp_path) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2].startswith("  the output documented on the aclnnGather page: NO (")
+    assert lines[-1] == ("5 of the 6 examples of the DirectML TOP_K1 and aclnnGather pages "
+                         f"give the documented outputs, 1 do NOT; files in {tmp_path}")
 
 
 def _no_outputs(folder):

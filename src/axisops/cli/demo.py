@@ -1,4 +1,5 @@
-"""``axisops demo``: the six seed examples, run as files through the real jobs.
+"""``axisops demo``: the examples of the DirectML TOP_K1 and aclnnGather pages, run as
+files through the real jobs.
 
 It writes small sample ``.npy`` files, runs :func:`~axisops.cli.ops_commands.run_topk`
 and :func:`~axisops.cli.ops_commands.run_gather` on them (the code ``axisops topk`` and
@@ -29,15 +30,19 @@ from ..streaming.outputs import write_bytes
 from .main import CLIError
 from .ops_commands import run_gather, run_topk
 
-__all__ = ["SEED_GATHER", "SEED_TOPK", "register", "run_demo"]
+__all__ = ["GATHER_EXAMPLES", "GATHER_PAGE", "TOPK_EXAMPLES", "TOPK_PAGE", "register",
+           "run_demo"]
 
 _X = [[[[0, 1, 10, 11], [3, 2, 9, 8], [4, 5, 6, 7]]]]
 _Y = [[[[1, 2, 2, 3], [3, 4, 5, 5], [6, 6, 6, 6]]]]
 _G = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
 _GI = [[0, 2], [1, 0]]
 
+#: Where the examples and their outputs are documented.
+TOPK_PAGE, GATHER_PAGE = "DirectML's TOP_K1 page", "the aclnnGather page"
+
 #: (title, input, k, axis, largest, expected values, expected indices)
-SEED_TOPK: list[tuple[str, Any, int, int, bool, Any, Any]] = [
+TOPK_EXAMPLES: list[tuple[str, Any, int, int, bool, Any, Any]] = [
     ("DirectML TOP_K1 example 1 (axis 3)", _X, 2, 3, True,
      [[[[11, 10], [9, 8], [7, 6]]]], [[[[3, 2], [2, 3], [3, 2]]]]),
     ("DirectML TOP_K1 example 2 (axis 2)", _X, 2, 2, True,
@@ -49,7 +54,7 @@ SEED_TOPK: list[tuple[str, Any, int, int, bool, Any, Any]] = [
 ]
 
 #: (title, input, dim, index, expected)
-SEED_GATHER: list[tuple[str, Any, int, Any, Any]] = [
+GATHER_EXAMPLES: list[tuple[str, Any, int, Any, Any]] = [
     ("aclnnGather example 1 (dim 0)", _G, 0, _GI, [[1, 8], [4, 2]]),
     ("aclnnGather example 2 (dim 1)", _G, 1, _GI, [[1, 3], [5, 4]]),
 ]
@@ -79,10 +84,10 @@ def _samples() -> dict[str, np.ndarray]:
 def _files() -> dict[str, dict[str, np.ndarray]]:
     """Every file the demo writes, and the arrays it holds (by member name)."""
     files = {name: {"": array} for name, array in _samples().items()}
-    for n, (*_, want_v, want_i) in enumerate(SEED_TOPK, 1):
+    for n, (*_, want_v, want_i) in enumerate(TOPK_EXAMPLES, 1):
         files[f"topk{n}.npz"] = {"values": np.array(want_v, np.float32),
                                  "indices": np.array(want_i, np.int64)}
-    for n, (*_, want) in enumerate(SEED_GATHER, 1):
+    for n, (*_, want) in enumerate(GATHER_EXAMPLES, 1):
         files[f"gather{n}.npy"] = {"": np.array(want, np.int64)}
     return files
 
@@ -116,38 +121,57 @@ def _check_folder(folder: Path) -> None:
                            f"wrote; nothing was written (choose another --dir or move it)")
 
 
+def _verdict(page: str, ok: bool, seconds: float) -> str:
+    return f"  the output documented on {page}: {'yes' if ok else 'NO'} ({seconds:.4f} s)"
+
+
+def _topk_example(folder: Path, n: int, example: tuple) -> bool:
+    """Run and print the ``n``-th top-k example; whether it gave the documented output."""
+    title, data, k, axis, largest, want_v, want_i = example
+    src = str(folder / ("x.npy" if data is _X else "y.npy"))
+    out = str(folder / f"topk{n}.npz")
+    record = run_topk(src, k, axis=axis, largest=largest, output=out)
+    with np.load(out) as z:
+        values, indices = z["values"], z["indices"]
+    ok = np.array_equal(values, want_v) and np.array_equal(indices, want_i)
+    flag = "" if largest else " --smallest"
+    print(f"{title}: axisops topk {src} -k {k} --axis {axis}{flag}")
+    print(_show("values ", values))
+    print(_show("indices", indices))
+    print(_verdict(TOPK_PAGE, ok, record["seconds"]))
+    return ok
+
+
+def _gather_example(folder: Path, n: int, example: tuple) -> bool:
+    """Run and print the ``n``-th gather example; whether it gave the documented output."""
+    title, _, dim, _index, want = example
+    src, idx = str(folder / "g.npy"), str(folder / "g_index.npy")
+    out = str(folder / f"gather{n}.npy")
+    record = run_gather(src, idx, dim, output=out)
+    got = np.load(out)
+    ok = np.array_equal(got, want)
+    print(f"{title}: axisops gather {src} {idx} --dim {dim}")
+    print(_show("out", got))
+    print(_verdict(GATHER_PAGE, ok, record["seconds"]))
+    return ok
+
+
 def run_demo(folder: Path) -> int:
-    """Write the samples under ``folder``, run them, print; 0 when all match."""
+    """Write the samples under ``folder``, run the examples, print; 0 when every one gives
+    its documented output."""
     _check_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for name, array in _samples().items():
         buffer = io.BytesIO()
         np.save(buffer, array)
         write_bytes(str(folder / name), buffer.getvalue())
-    failures = 0
-    for n, (title, data, k, axis, largest, want_v, want_i) in enumerate(SEED_TOPK, 1):
-        src = str(folder / ("x.npy" if data is _X else "y.npy"))
-        out = str(folder / f"topk{n}.npz")
-        record = run_topk(src, k, axis=axis, largest=largest, output=out)
-        with np.load(out) as z:
-            values, indices = z["values"], z["indices"]
-        ok = np.array_equal(values, want_v) and np.array_equal(indices, want_i)
-        failures += not ok
-        flag = "" if largest else " --smallest"
-        print(f"{title}: axisops topk {src} -k {k} --axis {axis}{flag}")
-        print(_show("values ", values))
-        print(_show("indices", indices))
-        print(f"  matches the seed page: {'yes' if ok else 'NO'} ({record['seconds']:.4f} s)")
-    for n, (title, _, dim, _index, want) in enumerate(SEED_GATHER, 1):
-        src, idx = str(folder / "g.npy"), str(folder / "g_index.npy")
-        out = str(folder / f"gather{n}.npy")
-        record = run_gather(src, idx, dim, output=out)
-        got = np.load(out)
-        ok = np.array_equal(got, want)
-        failures += not ok
-        print(f"{title}: axisops gather {src} {idx} --dim {dim}")
-        print(_show("out", got))
-        print(f"  matches the seed page: {'yes' if ok else 'NO'} ({record['seconds']:.4f} s)")
-    print(f"{len(SEED_TOPK) + len(SEED_GATHER) - failures} of "
-          f"{len(SEED_TOPK) + len(SEED_GATHER)} seed examples match; files in {folder}")
-    return 1 if failures else 0
+    results = [_topk_example(folder, n, e) for n, e in enumerate(TOPK_EXAMPLES, 1)]
+    results += [_gather_example(folder, n, e) for n, e in enumerate(GATHER_EXAMPLES, 1)]
+    pages = "the DirectML TOP_K1 and aclnnGather pages"
+    if all(results):
+        print(f"all {len(results)} examples of {pages} give the documented outputs; "
+              f"files in {folder}")
+        return 0
+    print(f"{sum(results)} of the {len(results)} examples of {pages} give the documented "
+          f"outputs, {results.count(False)} do NOT; files in {folder}")
+    return 1
