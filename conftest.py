@@ -68,15 +68,16 @@ def _stacks_imported(examples: list) -> set[str]:
 def restore_registry():
     """The engine table as it was before the test (engines registered by it removed)."""
     from axisops import engines
+    from axisops.engines import blocks
 
     engines.all_engines()  # loaded before the snapshot, so it is not redone after
-    with engines._lock:
-        saved = dict(engines._loaded)
+    with blocks._lock:
+        saved = dict(blocks.loaded)
     yield
-    with engines._lock:
-        engines._loaded.clear()
-        engines._loaded.update(saved)
-        engines._by_type.clear()
+    with blocks._lock:
+        blocks.loaded.clear()
+        blocks.loaded.update(saved)
+        blocks._by_type.clear()
 
 
 @pytest.fixture

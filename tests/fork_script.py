@@ -163,7 +163,7 @@ def fork_inside(place: str) -> None:
     assert "axisops.adapters" not in sys.modules, "inside:PLACE runs first in its process"
     import_watched("axisops.adapters", "axisops.engines",
                    *(["axisops.ascend"] if place == "ascend" else []))
-    entered = hold_the_lazy_import("engines" if place == "engines" else "adapters")
+    entered = hold_the_lazy_import("engines.blocks" if place == "engines" else "adapters")
     done = []
     thread = threading.Thread(target=lambda: done.append(first_call(place)))
     thread.start()

@@ -335,10 +335,8 @@ class Pair:
         if self.direct:
             from axisops.validation import topk_spec
 
-            adapter, engine = self._direct()
-            a = adapter.take(x, "x")
-            spec = topk_spec(adapter.meta(a, "x"), k, axis, largest, True, None)
-            values, indices = adapter.from_engine(adapter.topk(engine, a, spec), x)
+            call = self._direct(x)
+            values, indices = call.run(topk_spec(call.meta(), k, axis, largest, True, None))
         else:
             import axisops
 
@@ -349,11 +347,10 @@ class Pair:
         if self.direct:
             from axisops.validation import gather_spec
 
-            adapter, engine = self._direct()
-            a = adapter.take(x, "x")
-            idx = adapter.index(index, a, "index")
-            spec = gather_spec(adapter.meta(a, "x"), dim, adapter.meta(idx, "index"))
-            return _numpy_result(adapter.from_engine(adapter.gather(engine, a, idx, spec), x))
+            call = self._direct(x)
+            idx = call.index(index)
+            return _numpy_result(call.run(gather_spec(call.meta(), dim, call.meta(idx, "index")),
+                                          idx))
         import axisops
 
         return _numpy_result(axisops.gather(x, dim, index, backend=self.engine))
@@ -376,29 +373,28 @@ class Pair:
     def _direct_select(self, op: str, x: Any, *args: Any, **kwargs: Any) -> Any:
         from axisops import validation
 
-        adapter, engine = self._direct()
-        a = adapter.take(x, "x")
-        meta = adapter.meta(a, "x")
+        call = self._direct(x)
+        meta = call.meta()
         axis = kwargs.get("axis", -1)
         if op in ("sort", "argsort"):
             spec = validation.sort_spec(meta, axis, kwargs.get("descending", False))
-            pair = adapter.sort(engine, a, spec, op == "sort", op == "argsort")
-            return adapter.from_engine(pair[op == "argsort"], x)
+            return call.run(spec, want=(op == "sort", op == "argsort"))[op == "argsort"]
         if op in ("partition", "argpartition"):
             spec = validation.partition_spec(meta, args[0], axis)
-            pair = adapter.partition(engine, a, spec, op == "partition", op == "argpartition")
-            return adapter.from_engine(pair[op == "argpartition"], x)
+            return call.run(spec, want=(op == "partition", op == "argpartition"))[
+                op == "argpartition"]
         keepdims = kwargs.get("keepdims", False)
         spec = (validation.median_spec(meta, axis, keepdims) if op == "median"
                 else validation.kthvalue_spec(meta, args[0], axis, keepdims))
-        return tuple(adapter.from_engine(adapter.kthvalue(engine, a, spec), x))
+        return tuple(call.run(spec))
 
-    def _direct(self) -> tuple[Any, Any]:
-        from axisops import engines
+    def _direct(self, x: Any) -> Any:
+        """A call of the runner on ``x`` through the DLPack adapter (not x's family's)."""
         from axisops.adapters.dlpack import ADAPTER
+        from axisops.runner import Call
 
         assert self.adapter == "dlpack"
-        return ADAPTER, engines.get(self.engine)
+        return Call(x, self.engine, adapter=ADAPTER)
 
 
 # torch x triton runs the kernels in Triton's interpreter on CPU tensors; it must be

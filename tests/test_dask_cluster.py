@@ -178,33 +178,24 @@ def test_cli_errors_on_the_cluster_write_nothing(client, tmp_path, capsys):
 
 def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path, capsys):
     """Every block's task on the workers runs the engine --backend names (a spy on each
-    worker's engine table: tasks look their engine up there, by name or default)."""
+    worker's one lookup below the registry: tasks look their engine up by the name they
+    carry, or None for the worker's default)."""
     def spy(on):
-        import axisops.engines as engines
+        from axisops.engines import blocks
 
-        if on and not hasattr(engines, "spied"):
-            engines.spied, engines.seen = (engines.get, engines.default), []
+        if on and not hasattr(blocks, "spied"):
+            blocks.spied, blocks.seen = blocks.named, []
 
-            def get(name):
-                chosen = engines.spied[0](name)
-                if not getattr(engines, "inside", False):  # not the table's own lookups
-                    engines.seen.append(chosen.name)
+            def named(name):
+                chosen = blocks.spied(name)
+                blocks.seen.append(chosen.name)
                 return chosen
 
-            def default(array_type="numpy"):
-                engines.inside = True
-                try:
-                    chosen = engines.spied[1](array_type)
-                finally:
-                    engines.inside = False
-                engines.seen.append(chosen.name)
-                return chosen
-
-            engines.get, engines.default = get, default
-        elif not on and hasattr(engines, "spied"):
-            engines.get, engines.default = engines.spied
-            del engines.spied
-        seen, engines.seen = getattr(engines, "seen", []), []
+            blocks.named = named
+        elif not on and hasattr(blocks, "spied"):
+            blocks.named = blocks.spied
+            del blocks.spied
+        seen, blocks.seen = getattr(blocks, "seen", []), []
         return seen
 
     x = tie_heavy("float64", (20, 33), 11)
@@ -212,7 +203,7 @@ def test_cli_backend_is_the_one_the_workers_run_on_their_blocks(client, tmp_path
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "i.npy", index)
     address = client.scheduler.address
-    default = axisops.registry.pick(x)[1].name
+    default = axisops.registry.choose(x).name
     forced = "numpy" if default != "numpy" else "cpu"
     client.run(spy, True)
     try:

@@ -144,12 +144,12 @@ def test_the_typed_names_are_the_public_ones():
     (branch,) = [n for n in tree.body if isinstance(n, ast.If)]
     typed = [n for n in branch.body if isinstance(n, ast.ImportFrom) and n.module == "_api"]
     names = sorted(a.name for (imp,) in [typed] for a in imp.names)
-    run_time = sorted(n for n, module in axisops._PUBLIC.items() if module == "api")
+    run_time = sorted(n for n, module in axisops._PUBLIC.items() if module == ".api")
     assert names == run_time == sorted([*TYPED, *RESULTS])
     assert all(getattr(axisops, n) is getattr(api, n) for n in names)
     lazy = {a.name: n.module for n in branch.body if isinstance(n, ast.ImportFrom)
             for a in n.names}
-    assert lazy == {name: "_api" if module == "api" else module
+    assert lazy == {name: "_api" if module == ".api" else module.lstrip(".")
                     for name, module in axisops._PUBLIC.items()}
     assert sorted(axisops._PUBLIC) == sorted(n for n in axisops.__all__ if n != "__version__")
     stub = ast.parse((ROOT / "src" / "axisops" / "_api.pyi").read_text())

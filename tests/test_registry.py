@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import axisops
-from axisops import engines, registry
+from axisops import adapters, engines, registry
 from axisops.engines.base import Engine
 from axisops.engines.numpy import NumpyEngine
 
@@ -141,43 +141,62 @@ def test_a_registered_engine_is_the_one_the_pieces_of_a_call_run_on():
 
 
 def _counting_picks(monkeypatch):
+    """Every adapter lookup and every choice of an engine, from here on: ``("of", type)``
+    and ``("choose", type)`` of the array each was made for."""
     calls = []
-    real = registry.pick
+    real_of, real_choose = adapters.of, registry.choose
 
-    def pick(x, backend=None, spec=None, a=None):
-        calls.append(type(x).__name__)
-        return real(x, backend, spec, a)
+    def of(x):
+        calls.append(("of", type(x).__name__))
+        return real_of(x)
 
-    monkeypatch.setattr(registry, "pick", pick)
+    def choose(x, *args, **kwargs):
+        calls.append(("choose", type(x).__name__))
+        return real_choose(x, *args, **kwargs)
+
+    monkeypatch.setattr(adapters, "of", of)
+    monkeypatch.setattr(registry, "choose", choose)
     return calls
 
 
+def _once(name):
+    """One adapter lookup and one choice, for arrays of type ``name``."""
+    return [("of", name), ("choose", name)]
+
+
 def test_each_call_picks_its_adapter_and_engine_once(monkeypatch, tmp_path):
-    """Nothing below the public functions asks the registry again: not the merges of a
-    stream, not the boxes of a file job, not the tasks of a Dask graph."""
+    """One adapter lookup and one choice per call; nothing below the runner asks again:
+    not the merges of a stream, not the boxes of a file job, not the tasks of a Dask
+    graph."""
     calls = _counting_picks(monkeypatch)
     x = np.random.default_rng(0).random((6, 40))
-    axisops.topk(x, 3)
-    axisops.gather(x, 1, [[0], [1], [2], [3], [4], [5]])
-    axisops.take_along_axis(x, np.zeros((1, 2), np.int64), axis=1)
-    assert calls == ["ndarray"] * 3
+    for call in (lambda: axisops.topk(x, 3),
+                 lambda: axisops.gather(x, 1, [[0], [1], [2], [3], [4], [5]]),
+                 lambda: axisops.take_along_axis(x, np.zeros((1, 2), np.int64), axis=1),
+                 lambda: axisops.sort(x), lambda: axisops.argsort(x, backend="numpy"),
+                 lambda: axisops.kthvalue(x, 2), lambda: axisops.median(x, 0),
+                 lambda: axisops.partition(x, [1, 3]), lambda: axisops.argpartition(x, 2),
+                 lambda: axisops.top_k(x, 2, mode="smallest")):
+        calls.clear()
+        call()
+        assert calls == _once("ndarray")
     calls.clear()
     stream = axisops.StreamingTopK(3)
     for start in range(0, 40, 7):
         stream.update(x[:, start:start + 7])
     stream.result()
-    assert calls == ["ndarray"]  # once, when made
+    assert calls == _once("ndarray")  # once, when made
     calls.clear()
     np.save(tmp_path / "x.npy", x)
     axisops.topk_file(tmp_path / "x.npy", 3, chunk_bytes=64)
-    assert calls == ["ndarray"]
+    assert calls == _once("ndarray")
     da = pytest.importorskip("dask.array")
     calls.clear()
     import dask
 
     with dask.config.set(scheduler="synchronous"):
         values = axisops.topk(da.from_array(x, chunks=(3, 9)), 3).values.compute()
-    assert calls == ["Array"] and values.shape == (6, 3)
+    assert calls == _once("Array") and values.shape == (6, 3)
 
 
 class _Kernels:
@@ -195,9 +214,9 @@ class _Kernels:
 
 
 def test_k_of_a_torch_cpu_tensor_reaches_the_kernel_passing_the_registry_once(monkeypatch):
-    """``axisops.topk`` on a CPU tensor: the registry picks "cpu" once; the kernel gets k.
-    A call torch observes (autograd) goes through the ``axisops::topk`` operator, whose
-    kernel finds the engine by its name in the engine table, not through the registry."""
+    """``axisops.topk`` on a CPU tensor: the registry chooses "cpu" once; the kernel gets k.
+    A call torch observes (autograd) goes through the ``axisops::topk`` operator, which
+    runs the engine the runner chose, by its name: no second lookup, no second choice."""
     torch = pytest.importorskip("torch")
     from axisops.engines import cpu
 
@@ -208,19 +227,28 @@ def test_k_of_a_torch_cpu_tensor_reaches_the_kernel_passing_the_registry_once(mo
     for t in (x, x.clone().requires_grad_()):  # the engine directly; the operator
         calls.clear()
         indices = axisops.topk(t, 7).indices
-        assert calls == ["Tensor"] and kernels.k[-1] == 7
+        assert calls == _once("Tensor") and kernels.k[-1] == 7
         assert torch.equal(indices, torch.topk(x, 7).indices)
     calls.clear()
-    torch.ops.axisops.topk(x, 5, 1, True, True)  # the operator as a front: it picks
-    assert calls == ["Tensor"] and kernels.k[-1] == 5
+    torch.ops.axisops.topk(x, 5, 1, True, True)  # the operator as a front: it chooses
+    assert calls == [("choose", "Tensor")] and kernels.k[-1] == 5
     calls.clear()
     axisops.topk(x.clone().requires_grad_(), 3, backend="cpu")
-    assert calls == ["Tensor"] and kernels.k[-1] == 3
+    assert calls == _once("Tensor") and kernels.k[-1] == 3
+    from axisops import torch as ax
+
+    for drop_in in (lambda t: ax.topk(t, 2), lambda t: ax.sort(t),
+                    lambda t: ax.gather(t, 1, torch.zeros(4, 1, dtype=torch.int64),
+                                        sparse_grad=True)):
+        for t in (x, x.clone().requires_grad_()):
+            calls.clear()
+            drop_in(t)
+            assert calls == _once("Tensor")
 
 
 def test_jax_arrays_and_traced_calls_pass_the_registry_once(monkeypatch):
     """Concrete CPU arrays: "cpu" on a DLPack view.  Traced: the "jax" engine, whose
-    CPU program calls the cpu engine from the host callback (found by name)."""
+    CPU program calls back the NumPy engine the registry gave it (the "cpu" engine)."""
     jax = pytest.importorskip("jax")
     from axisops.engines import cpu
 
@@ -229,8 +257,8 @@ def test_jax_arrays_and_traced_calls_pass_the_registry_once(monkeypatch):
     monkeypatch.setattr(cpu, "_kernels", lambda: kernels)
     x = jax.numpy.arange(40.0).reshape(2, 20)
     assert axisops.topk(x, 4).indices.tolist() == [[19, 18, 17, 16]] * 2
-    assert len(calls) == 1 and kernels.k == [4]
+    assert calls == _once("ArrayImpl") and kernels.k == [4]
     calls.clear()
     got = jax.jit(lambda a: axisops.topk(a, 6).indices)(x)
     assert got.tolist() == [list(range(19, 13, -1))] * 2
-    assert len(calls) == 1 and kernels.k == [4, 6]
+    assert [c for c, _ in calls] == ["of", "choose"] and kernels.k == [4, 6]

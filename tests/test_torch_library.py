@@ -370,10 +370,11 @@ def test_compile_needs_no_warm_registry_and_runs_the_thread_pool(monkeypatch):
     # The first axisops call of a program may be inside torch.compile, where
     # Dynamo cannot trace the registry's discovery (its lock, module imports).
     from axisops import adapters
+    from axisops.engines import blocks
 
     monkeypatch.setattr(adapters, "_by_family", {})
-    monkeypatch.setattr(engines, "_loaded", {})
-    monkeypatch.setattr(engines, "_by_type", {})
+    monkeypatch.setattr(blocks, "loaded", {})
+    monkeypatch.setattr(blocks, "_by_type", {})
     monkeypatch.setattr(axisops.config, "_num_threads", 2)
     from axisops import _core
 

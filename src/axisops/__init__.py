@@ -29,39 +29,40 @@ from ._version import __version__
 
 #: public name -> the module of this package that defines it (imported on first use).
 _PUBLIC = {
-    "KthValue": "api",
-    "Median": "api",
-    "TopK": "api",
-    "argpartition": "api",
-    "argsort": "api",
-    "kthvalue": "api",
-    "median": "api",
-    "partition": "api",
-    "sort": "api",
-    "gather": "api",
-    "take_along_axis": "api",
-    "top_k": "api",
-    "topk": "api",
-    "get_num_threads": "config",
-    "set_num_threads": "config",
-    "AxisOpsError": "errors",
-    "IndexOutOfRangeError": "errors",
-    "InvalidArgumentError": "errors",
-    "UnsupportedDTypeError": "errors",
-    "backends": "registry",
-    "register_backend": "registry",
-    "FileError": "streaming",
-    "StreamingTopK": "streaming",
-    "gather_file": "streaming",
-    "topk_file": "streaming",
+    "KthValue": ".api",
+    "Median": ".api",
+    "TopK": ".api",
+    "argpartition": ".api",
+    "argsort": ".api",
+    "kthvalue": ".api",
+    "median": ".api",
+    "partition": ".api",
+    "sort": ".api",
+    "gather": ".api",
+    "take_along_axis": ".api",
+    "top_k": ".api",
+    "topk": ".api",
+    "get_num_threads": ".config",
+    "set_num_threads": ".config",
+    "AxisOpsError": ".errors",
+    "IndexOutOfRangeError": ".errors",
+    "InvalidArgumentError": ".errors",
+    "UnsupportedDTypeError": ".errors",
+    "backends": ".registry",
+    "register_backend": ".registry",
+    "FileError": ".streaming",
+    "StreamingTopK": ".streaming",
+    "gather_file": ".streaming",
+    "topk_file": ".streaming",
 }
 
 #: Submodules reachable as attributes before they are imported (``axisops.streaming``);
-#: ``axisops.torch`` is not among them: it imports torch, so it is imported by name.
-_SUBMODULES = frozenset({"adapters", "api", "ascend", "bench", "cli", "config", "dask",
-                         "directml", "dtypes", "engines", "errors", "merge", "reference",
-                         "registry", "requests", "rules", "streaming",
-                         "validation"})
+#: ``axisops.torch`` is not among them: it imports torch, so it is imported by name; nor
+#: are the command line and the benchmark, which import this package.
+_SUBMODULES = frozenset({
+    ".adapters", ".api", ".ascend", ".config", ".dask", ".directml", ".dtypes", ".engines",
+    ".errors", ".merge", ".reference", ".registry", ".requests", ".rules", ".runner",
+    ".streaming", ".validation"})
 
 if TYPE_CHECKING:  # the same functions, typed so the result has the input's array type
     from ._api import (
@@ -93,9 +94,9 @@ if TYPE_CHECKING:  # the same functions, typed so the result has the input's arr
 def __getattr__(name: str) -> Any:
     module = _PUBLIC.get(name)
     if module is not None:
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
+        value = getattr(importlib.import_module(module, __name__), name)
+    elif f".{name}" in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value  # looked up once

@@ -1,21 +1,17 @@
-"""The public operations: take the array, validate, pick the engine once, run, convert back.
+"""The public operations: each one call of the runner, with its own rules.
 
-Each function validates and normalises every argument (through
-:mod:`axisops.validation`) before any engine runs, so every engine sees the same
-clean request and every error comes from one place.  The array's adapter
-(:func:`axisops.adapters.of`) takes it as engines read it, and the registry
-(:mod:`axisops.registry`) picks the engine once per call, for the validated
-request::
+Each function validates and normalises every argument (through the rules,
+:mod:`axisops.rules`) before any engine runs, so every engine sees the same
+clean request and every error comes from one place; the runner
+(:mod:`axisops.runner`) takes the array with its adapter, has the registry
+choose the engine once and gives the result back in the array's type::
 
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    spec = topk_spec(adapter.meta(a, "x"), k, axis, ...)
-    engine = registry.pick(x, backend, spec, a)[1]
-    return adapter.from_engine(adapter.topk(engine, a, spec), x)
+    call = Call(x, backend)
+    values, indices = call.run(topk_spec(call.meta(), k, axis, ...))
 
-The same lines serve every array type: NumPy arrays, torch tensors (whose
-adapter runs observed calls through the ``axisops::`` torch operators), JAX
-arrays and tracers, CuPy and Dask arrays.  Each function is a
+The same lines serve every array type: NumPy arrays, torch tensors (calls torch
+could observe run through the ``axisops::`` torch operators), JAX arrays and
+tracers, CuPy and Dask arrays.  Each function is a
 :func:`~axisops.errors.boundary`: errors leaving it carry its name.
 """
 
@@ -23,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from . import adapters, registry
 from .errors import boundary
 from .rules.arguments import as_choice
 from .rules.operations import (
@@ -35,6 +30,7 @@ from .rules.operations import (
     take_along_axis_shapes,
     topk_spec,
 )
+from .runner import Call
 
 __all__ = [
     "KthValue",
@@ -85,12 +81,8 @@ def _topk(
     index_dtype: Any,
     backend: str | None,
 ) -> TopK:
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    spec = topk_spec(adapter.meta(a, "x"), k, axis, largest, sorted, index_dtype)
-    engine = registry.pick(x, backend, spec, a)[1]
-    values, indices = adapter.from_engine(adapter.topk(engine, a, spec), x)
-    return TopK(values, indices)
+    call = Call(x, backend)
+    return TopK(*call.run(topk_spec(call.meta(), k, axis, largest, sorted, index_dtype)))
 
 
 @boundary("topk")
@@ -241,12 +233,9 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
     array([[3],
            [4]])
     """
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    idx = adapter.index(index, a, "index")
-    spec = gather_spec(adapter.meta(a, "x"), dim, adapter.meta(idx, "index"))
-    engine = registry.pick(x, backend, spec, a)[1]
-    return adapter.from_engine(adapter.gather(engine, a, idx, spec), x)
+    call = Call(x, backend)
+    idx = call.index(index)
+    return call.run(gather_spec(call.meta(), dim, call.meta(idx, "index")), idx)
 
 
 @boundary("take_along_axis")
@@ -281,18 +270,15 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     array([[30],
            [20]])
     """
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    idx = adapter.index(indices, a, "indices")
-    ax, x_shape, idx_shape = take_along_axis_shapes(
-        adapter.meta(a, "x"), adapter.meta(idx, "indices"), axis
-    )
-    a = adapter.broadcast_to(a, x_shape)
-    idx = adapter.broadcast_to(idx, idx_shape)
-    spec = gather_spec(adapter.meta(a, "x"), ax, adapter.meta(idx, "indices"),
-                       index_name="indices", dim_name="axis")
-    engine = registry.pick(x, None, spec, a)[1]
-    return adapter.from_engine(adapter.gather(engine, a, idx, spec, "take_along_axis"), x)
+    call = Call(x)
+    idx = call.index(indices, "indices")
+    ax, x_shape, idx_shape = take_along_axis_shapes(call.meta(), call.meta(idx, "indices"),
+                                                    axis)
+    call.broadcast_to(x_shape)
+    idx = call.adapter.broadcast_to(idx, idx_shape)
+    spec = gather_spec(call.meta(), ax, call.meta(idx, "indices"), index_name="indices",
+                       dim_name="axis")
+    return call.run(spec, idx, function="take_along_axis")
 
 
 # ---- the selection family --------------------------------------------------------------------
@@ -344,29 +330,20 @@ class Median(NamedTuple):
 
 
 def _sort(x: Any, axis: Any, descending: Any, backend: str | None, values: bool) -> Any:
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    spec = sort_spec(adapter.meta(a, "x"), axis, descending)
-    engine = registry.pick(x, backend, spec, a)[1]
-    got_values, got_indices = adapter.sort(engine, a, spec, values, not values)
-    return adapter.from_engine(got_values if values else got_indices, x)
+    call = Call(x, backend)
+    pair = call.run(sort_spec(call.meta(), axis, descending), want=(values, not values))
+    return pair[0] if values else pair[1]
 
 
 def _partition(x: Any, kth: Any, axis: Any, backend: str | None, values: bool) -> Any:
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    spec = partition_spec(adapter.meta(a, "x"), kth, axis)
-    engine = registry.pick(x, backend, spec, a)[1]
-    got_values, got_indices = adapter.partition(engine, a, spec, values, not values)
-    return adapter.from_engine(got_values if values else got_indices, x)
+    call = Call(x, backend)
+    pair = call.run(partition_spec(call.meta(), kth, axis), want=(values, not values))
+    return pair[0] if values else pair[1]
 
 
 def _kth(x: Any, spec_of: Any, backend: str | None) -> tuple[Any, Any]:
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")
-    spec = spec_of(adapter.meta(a, "x"))
-    engine = registry.pick(x, backend, spec, a)[1]
-    return adapter.from_engine(adapter.kthvalue(engine, a, spec), x)
+    call = Call(x, backend)
+    return call.run(spec_of(call.meta()))
 
 
 @boundary("sort")

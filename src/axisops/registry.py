@@ -1,4 +1,4 @@
-"""The registry: which engine serves a call, picked once per call.
+"""The registry: which engine serves a call, chosen once per call.
 
 An array's *family* is the root module of its type (``numpy``, ``torch``,
 ``dask``...); its adapter (:func:`axisops.adapters.of`) says which array types of
@@ -10,13 +10,16 @@ array and the request by default.  Given the validated request (``spec``), an
 engine that cannot take it (Triton's kernels and a 64-bit type, say) is passed
 over for the next engine of its type that can, named or not.
 
-Nothing below the public functions calls the registry again: pieces of a call
-(merges, boxes, Dask tasks, the torch operators' kernels, the JAX host callback)
-run on the engine they are given, or find it by name in the engine table.  The
-registry imports no heavy dependency; adapters and engines import theirs when
-they run.  ``torch.compile`` traces :func:`pick` (its table lookups are constants
-while it traces, :mod:`axisops.tracing`), so a compiled program's first call may
-be the first call.
+The runner (:mod:`axisops.runner`) asks once per call, with the adapter it
+looked up; so do the ``axisops::`` torch operators called directly
+(:mod:`axisops.torch.library`).  Nothing below asks again: the pieces of a call
+run the engine they are given, a Dask task the one whose name it carries
+(:func:`axisops.engines.blocks.named`), and an engine that runs another on the
+host (JAX's CPU programs) is given it here (:meth:`Engine.host_type
+<axisops.engines.base.Engine>`).  The registry imports no heavy dependency;
+adapters and engines import theirs when they run.  ``torch.compile`` traces
+:func:`choose` (its table lookups are constants while it traces,
+:mod:`axisops.tracing`), so a compiled program's first call may be the first call.
 """
 
 from __future__ import annotations
@@ -28,9 +31,8 @@ from .adapters.base import Adapter
 from .engines.base import Engine, Spec
 from .errors import boundary
 from .rules import type_name
-from .rules.backends import backend_name, check_backend, check_new_backend, no_backend
 
-__all__ = ["backends", "pick", "register_backend"]
+__all__ = ["backends", "choose", "pick", "register_backend"]
 
 
 def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
@@ -38,17 +40,27 @@ def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
             if e.array_type in adapter.engine_types and (e.available() or not available_only)]
 
 
-def _named(name: str) -> Engine:
-    try:
-        return engines.get(name)
-    except KeyError:
+def _named(name: Any, x: Any, adapter: Adapter, a: Any) -> Engine:
+    """The engine ``backend=name`` names, refused with the library's error unless it is
+    one that can run ``x`` (``a``: as the adapter takes it)."""
+    from .rules.backends import backend_name, check_backend  # a call without backend= needs neither
+
+    name = backend_name(name)
+    if name not in engines.names():
         check_backend(name, known=engines.names())
-        raise  # not reached: check_backend raised
+    engine = engines.get(name)
+    if engine.array_type not in adapter.engine_types:
+        check_backend(name, for_type=(type_name(x), _engines_for(adapter)))
+    if engine.missing():
+        check_backend(name, missing=(engine.missing(), engine.extra))
+    if not adapter.accepts(x, engine.array_type) or not engine.supports(a):
+        check_backend(name, device_of=type_name(x))
+    return engine
 
 
-def pick(x: Any, backend: Any = None, spec: Spec | None = None,
-         a: Any = None) -> tuple[Adapter, Engine]:
-    """The adapter and engine that run an operation on ``x``: the named engine, or the default.
+def choose(x: Any, backend: Any = None, spec: Spec | None = None, *, a: Any = None,
+           adapter: Adapter | None = None) -> Engine:
+    """The engine that runs an operation on ``x``: the named one, or the default.
 
     Parameters
     ----------
@@ -62,27 +74,21 @@ def pick(x: Any, backend: Any = None, spec: Spec | None = None,
     a : array, optional
         ``x`` as the adapter takes it (:meth:`~axisops.adapters.base.Adapter.take`),
         which the engines are asked about; ``x`` itself by default.
+    adapter : Adapter, optional
+        ``x``'s adapter, when the caller has it (:func:`axisops.adapters.of` by default).
 
     Examples
     --------
     >>> import numpy as np
-    >>> adapter, engine = pick(np.zeros(3), "numpy")
-    >>> adapter.name, engine.name
-    ('numpy', 'numpy')
+    >>> choose(np.zeros(3), "numpy").name
+    'numpy'
     """
-    adapter = adapters.of(x)
+    adapter = adapters.of(x) if adapter is None else adapter
     a = x if a is None else a
-    name = backend_name(backend)
-    if name is not None:
-        engine = _named(name)
-        if engine.array_type not in adapter.engine_types:
-            check_backend(name, for_type=(type_name(x), _engines_for(adapter)))
-        if engine.missing():
-            check_backend(name, missing=(engine.missing(), engine.extra))
-        if not adapter.accepts(x, engine.array_type) or not engine.supports(a):
-            check_backend(name, device_of=type_name(x))
+    if backend is not None:
+        engine = _named(backend, x, adapter, a)
         if spec is None or (engine.computes(spec) and engine.supports(a, spec)):
-            return adapter, engine
+            return _hosted(engine, spec)
         array_type = engine.array_type  # it cannot take this request: the default that can
     else:
         array_type = adapter.engine_type(x)
@@ -90,8 +96,34 @@ def pick(x: Any, backend: Any = None, spec: Spec | None = None,
         # An engine is never given an operation its class does not define, even where an
         # override of supports() forgets to ask computes().
         if (spec is None or engine.computes(spec)) and engine.default_for(a, spec):
-            return adapter, engine
+            return _hosted(engine, spec)
+    from .rules.backends import no_backend
+
     no_backend(type_name(x), _engines_for(adapter, available_only=False))
+
+
+def _hosted(engine: Engine, spec: Spec | None) -> Engine:
+    """``engine``, running the default engine of its ``host_type`` that computes ``spec``
+    where it runs one on the host."""
+    if engine.host_type is None:
+        return engine
+    host = next(e for e in engines.of_type(engine.host_type)
+                if spec is None or e.computes(spec))
+    return engine.on_host(host)  # type: ignore[attr-defined]
+
+
+def pick(x: Any, backend: Any = None, spec: Spec | None = None,
+         a: Any = None) -> tuple[Adapter, Engine]:
+    """``(adapter, engine)`` for ``x``: :func:`adapters.of <axisops.adapters.of>` and
+    :func:`choose`, for callers outside a call that want both (``axisops info``).
+
+    >>> import numpy as np
+    >>> adapter, engine = pick(np.zeros(3), "numpy")
+    >>> adapter.name, engine.name
+    ('numpy', 'numpy')
+    """
+    adapter = adapters.of(x)
+    return adapter, choose(x, backend, spec, a=a, adapter=adapter)
 
 
 def register_backend(backend: Engine, *, replace: bool = False) -> None:
@@ -126,6 +158,8 @@ def register_backend(backend: Engine, *, replace: bool = False) -> None:
 
 @boundary("register_backend")
 def _register(backend: Any, replace: bool) -> None:
+    from .rules.backends import check_new_backend
+
     named = isinstance(backend, Engine) and bool(backend.name)
     check_new_backend(backend, named, named and backend.name in engines.names() and not replace)
     engines.register(backend)

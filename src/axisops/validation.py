@@ -28,6 +28,8 @@ _HOMES = (
 
 
 def __getattr__(name: str) -> Any:
+    if name.startswith("__"):  # the import system's questions (__path__...): not a rule
+        raise AttributeError(name)
     for home in _HOMES:
         module = import_module(home)
         if name in module.__all__:

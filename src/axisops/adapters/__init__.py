@@ -11,8 +11,9 @@ adapter     arrays                                      module
 ==========  ==========================================  ===============================
 
 :func:`of` finds an array's adapter by its *family*, the root module of its type:
-a lookup, not a choice (the registry, :mod:`axisops.registry`, picks the engine).
-Adapters are imported when first looked up; the lookup is a constant to
+a lookup in :data:`TABLE`, not a choice (the registry, :mod:`axisops.registry`,
+picks the engine).  An adapter is imported when its family is first looked up
+(a NumPy call imports no other adapter); the lookup is a constant to
 ``torch.compile`` (:mod:`axisops.tracing`).  See :class:`~axisops.adapters.base.Adapter`.
 
 >>> import numpy as np
@@ -35,13 +36,15 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLE", "of"]
 
-#: adapter name -> "module:attribute"; ``families`` says which arrays each takes.
+#: family (the root module of an array's type) -> its adapter, "module:attribute".
 TABLE = {
     "numpy": "axisops.adapters.numpy:ADAPTER",
+    "builtins": "axisops.adapters.numpy:ADAPTER",
     "dask": "axisops.adapters.dask:ADAPTER",
-    "dlpack": "axisops.adapters.dlpack:ADAPTER",
+    "cupy": "axisops.adapters.dlpack:ADAPTER",
     "torch": "axisops.adapters.torch:ADAPTER",
     "jax": "axisops.adapters.jax:ADAPTER",
+    "jaxlib": "axisops.adapters.jax:ADAPTER",
 }
 
 _lock = fork_safe(threading.Lock())
@@ -49,21 +52,19 @@ _by_family: dict[str, Adapter] = {}
 
 
 @constant_while_tracing
-def _load() -> bool:
-    """Import every adapter (each imports nothing heavy) into ``_by_family``."""
-    if not _by_family:
+def _load(family: str) -> bool:
+    """Import ``family``'s adapter into ``_by_family`` (NumPy's for a family no adapter
+    claims); nothing else is imported."""
+    if family not in _by_family:
+        module, _, attribute = TABLE.get(family, TABLE["numpy"]).partition(":")
         with _lock:
-            found: dict[str, Adapter] = {}
-            for path in TABLE.values():
-                module, _, attribute = path.partition(":")
-                adapter = getattr(importlib.import_module(module), attribute)
-                found.update(dict.fromkeys(adapter.families, adapter))
-            _by_family.update(found)
+            _by_family.setdefault(family, getattr(importlib.import_module(module), attribute))
     return True
 
 
 def of(x: Any) -> Adapter:
     """The adapter of ``x``'s family; arrays no adapter claims (lists, scalars, unknown
     types) are NumPy's."""
-    _load()
-    return _by_family.get(type(x).__module__.partition(".")[0]) or _by_family["numpy"]
+    family = type(x).__module__.partition(".")[0]
+    _load(family)
+    return _by_family[family]

@@ -2,42 +2,47 @@
 
 An adapter serves the arrays of some *families* (the root module of the array's
 type: ``numpy``, ``torch``, ``cupy``...; :func:`axisops.adapters.of` finds it).
-The public functions run::
+The runner (:mod:`axisops.runner`) drives it, once per call::
 
-    adapter = adapters.of(x)
-    a = adapter.take(x, "x")                       # the array as engines of its type read it
-    spec = validation.topk_spec(adapter.meta(a, "x"), ...)
-    adapter, engine = registry.pick(x, backend, spec, a)   # the one choice
-    result = adapter.topk(engine, a, spec)         # the engine runs, on what it takes
-    return adapter.from_engine(result, x)          # back in x's own type
+    a = adapter.take(x, "x")                  # the array as this adapter holds it
+    spec = topk_spec(adapter.meta(a, "x"), ...)
+    engine = registry.choose(x, backend, spec, a=a, adapter=adapter)
+    result = spec.compute(engine, adapter.to_engine(a, engine))
+    return adapter.from_engine(result, x, spec)   # back in x's own type
 
-An adapter never computes and imports no engine: it is given the engine, and
-reads its ``array_type`` (the torch adapter views CPU tensors as NumPy arrays for
-the NumPy engines, and hands the torch engines tensors).  Its heavy dependency
-is imported inside its methods.
+An adapter never computes, never chooses and imports no engine: it is given the
+engine, and reads its ``array_type`` (the torch adapter views CPU tensors as
+NumPy arrays for the NumPy engines, and hands the torch engines tensors).  Its
+heavy dependency is imported inside its methods.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
-from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import ArrayMeta, Spec
 
-__all__ = ["Adapter"]
+__all__ = ["Adapter", "each"]
+
+
+def each(result: Any, convert: Callable[[Any], Any]) -> Any:
+    """``convert`` applied to an engine's result: an array, or each array of a tuple (``None``,
+    an output not asked for, stays ``None``)."""
+    if isinstance(result, tuple):
+        return tuple(None if r is None else convert(r) for r in result)
+    return convert(result)
 
 
 class Adapter(ABC):
     """Base class of every adapter.
 
-    - ``families``: root module names of the array types it serves; an array
-      no adapter claims (lists, scalars, unknown types) goes to NumPy's;
-    - ``engine_types``: the array types of the engines it can feed (see
-      :attr:`axisops.engines.base.Engine.array_type`), the usual one first.
+    ``engine_types``: the array types of the engines it can feed (see
+    :attr:`axisops.engines.base.Engine.array_type`), the usual one first.
     """
 
     name: str = ""
-    families: tuple[str, ...] = ()
     engine_types: tuple[str, ...] = ("numpy",)
 
     def engine_type(self, x: Any) -> str:
@@ -65,36 +70,19 @@ class Adapter(ABC):
     def broadcast_to(self, a: Any, shape: tuple[int, ...]) -> Any:
         """A broadcast view of a taken array (``take_along_axis``)."""
 
-    def topk(self, engine: Any, a: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        """``engine``'s top-k of the taken array ``a``."""
-        return engine.topk(a, spec)
+    def observed(self, a: Any, index: Any = None) -> bool:
+        """Whether the array's framework must see the call as its own operator (torch's
+        autograd, compile and transforms: :mod:`axisops.torch.library`); ``index``: a
+        gather's, taken."""
+        return False
 
-    def sort(self, engine: Any, a: Any, spec: SortSpec, values: bool = True,
-             indices: bool = True) -> tuple[Any, Any]:
-        """``engine``'s stable sort of the taken array ``a``: ``(values, indices)``, ``None``
-        for the one not asked for."""
-        return engine.sort(a, spec, values, indices)
+    def to_engine(self, a: Any, engine: Any, name: str = "x") -> Any:
+        """A taken array as ``engine`` reads it (``name``: the argument, for messages)."""
+        return a
 
-    def kthvalue(self, engine: Any, a: Any, spec: KthSpec) -> tuple[Any, Any]:
-        """``engine``'s kthvalue (or median) of the taken array ``a``."""
-        return engine.kthvalue(a, spec)
-
-    def partition(self, engine: Any, a: Any, spec: PartitionSpec, values: bool = True,
-                  indices: bool = True) -> tuple[Any, Any]:
-        """``engine``'s partition of the taken array ``a``: ``(values, indices)``, ``None``
-        for the one not asked for."""
-        return engine.partition(a, spec, values, indices)
-
-    def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
-               function: str = "gather") -> Any:
-        """``engine``'s gather from the taken array ``a``; ``function`` is the public
-        function (``"gather"`` or ``"take_along_axis"``), for adapters whose framework
-        records the call by name (torch's operators)."""
-        return engine.gather(a, index, spec)
-
-    def from_engine(self, result: Any, like: Any) -> Any:
-        """A result (an array, or a tuple of them) back in the type of ``like``, the
-        user's array."""
+    def from_engine(self, result: Any, like: Any, spec: Spec) -> Any:
+        """An engine's result for ``spec`` (an array, or a tuple of them with ``None`` for
+        an output not asked for) in the type of ``like``, the user's array."""
         return result
 
     def __repr__(self) -> str:

@@ -27,7 +27,6 @@ def _is_dask_array(x: Any) -> bool:
 
 class DaskAdapter(Adapter):
     name = "dask"
-    families = ("dask",)
     engine_types = ("dask",)
 
     def take(self, x: Any, name: str) -> Any:

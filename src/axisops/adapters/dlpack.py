@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..requests import ArrayMeta
+from ..requests import ArrayMeta, Spec
 from ..rules.arrays import refuse_array, unreadable
-from .base import Adapter
+from .base import Adapter, each
 from .numpy import as_ndarray
 
 __all__ = ["ADAPTER", "DLPackAdapter", "Imported", "export", "import_array"]
@@ -156,7 +156,6 @@ class DLPackAdapter(Adapter):
     """CuPy (and other DLPack) arrays, imported for a NumPy or torch engine."""
 
     name = "dlpack"
-    families = ("cupy",)
     engine_types = ("numpy", "torch")
 
     def engine_type(self, x: Any) -> str:
@@ -167,7 +166,7 @@ class DLPackAdapter(Adapter):
 
     def index(self, index: Any, x: Any, name: str) -> Any:
         family = type(index).__module__.partition(".")[0]
-        if hasattr(index, "__dlpack_device__") and family in self.families:
+        if hasattr(index, "__dlpack_device__") and family == "cupy":
             index = import_array(index, name, via_torch=is_torch(x)).array
         if is_torch(x):
             return _torch().index(index, x, name)
@@ -187,11 +186,9 @@ class DLPackAdapter(Adapter):
             return a
         return a.expand(shape) if is_torch(a) else np.broadcast_to(a, shape)
 
-    def from_engine(self, result: Any, like: Any) -> Any:
+    def from_engine(self, result: Any, like: Any, spec: Spec) -> Any:
         back = producer(like)
-        if isinstance(result, tuple):
-            return tuple(export(r, back) for r in result)
-        return export(result, back)
+        return each(result, lambda r: export(r, back))
 
 
 ADAPTER = DLPackAdapter()

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import ArrayMeta, Spec, TopKSpec
 from ..rules.types import check_narrowed_index
-from .base import Adapter
-from .dlpack import Imported, export, import_array
+from .base import Adapter, each
+from .dlpack import export, import_array, producer
 from .numpy import as_ndarray
 
 __all__ = ["ADAPTER", "JaxAdapter"]
@@ -58,7 +58,6 @@ class JaxAdapter(Adapter):
     themselves for the ``"jax"`` engine."""
 
     name = "jax"
-    families = ("jax", "jaxlib")
     engine_types = ("numpy", "jax")
 
     def engine_type(self, x: Any) -> str:
@@ -82,57 +81,27 @@ class JaxAdapter(Adapter):
 
         return jnp.broadcast_to(a, shape)
 
-    def topk(self, engine: Any, a: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        if engine.array_type != "numpy":
-            return engine.topk(a, spec)
-        imported = import_array(a, "x", via_torch=False)
-        values, indices = engine.topk(imported.array, spec)
-        out_indices = export(indices, imported)
-        check_narrowed_index(spec.index_dtype, np.dtype(str(out_indices.dtype)), spec.n,
-                             spec.axis, _NARROWED_BY)
-        return export(values, imported), out_indices
+    def to_engine(self, a: Any, engine: Any, name: str = "x") -> Any:
+        if engine.array_type != "numpy" or not _is_jax_array(a):
+            return a
+        return import_array(a, name, via_torch=False).array
 
-    def sort(self, engine: Any, a: Any, spec: SortSpec, values: bool = True,
-             indices: bool = True) -> tuple[Any, Any]:
-        if engine.array_type != "numpy":
-            return engine.sort(a, spec, values, indices)
-        imported = import_array(a, "x", via_torch=False)
-        return _exported(engine.sort(imported.array, spec, values, indices), imported, spec)
-
-    def kthvalue(self, engine: Any, a: Any, spec: KthSpec) -> tuple[Any, Any]:
-        if engine.array_type != "numpy":
-            return engine.kthvalue(a, spec)
-        imported = import_array(a, "x", via_torch=False)
-        return _exported(engine.kthvalue(imported.array, spec), imported, spec)
-
-    def partition(self, engine: Any, a: Any, spec: PartitionSpec, values: bool = True,
-                  indices: bool = True) -> tuple[Any, Any]:
-        if engine.array_type != "numpy":
-            return engine.partition(a, spec, values, indices)
-        imported = import_array(a, "x", via_torch=False)
-        return _exported(engine.partition(imported.array, spec, values, indices), imported,
-                         spec)
-
-    def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
-               function: str = "gather") -> Any:
-        if engine.array_type != "numpy":
-            return engine.gather(a, index, spec)
-        imported: Imported = import_array(a, "x", via_torch=False)
-        if _is_jax_array(index):
-            index = import_array(index, "index", via_torch=False).array
-        return export(engine.gather(imported.array, index, spec), imported)
+    def from_engine(self, result: Any, like: Any, spec: Spec) -> Any:
+        """NumPy results exported to ``like``'s device; int64 indices that JAX narrows
+        (without ``jax_enable_x64``) must still hold the axis's last index."""
+        if not any(isinstance(r, np.ndarray) for r in _arrays(result)):
+            return result  # the "jax" engine's own arrays
+        back = producer(like)
+        result = each(result, lambda r: export(r, back))
+        if isinstance(result, tuple) and result[1] is not None:
+            wanted = spec.index_dtype if isinstance(spec, TopKSpec) else _INT64
+            check_narrowed_index(wanted, np.dtype(str(result[1].dtype)), spec.n, spec.axis,
+                                 _NARROWED_BY)
+        return result
 
 
-def _exported(pair: tuple[Any, Any], imported: Imported,
-              spec: SortSpec | KthSpec | PartitionSpec) -> tuple[Any, Any]:
-    """A NumPy engine's ``(values, indices)`` as JAX arrays on the input's device (``None``
-    stays ``None``); int64 indices that JAX narrows must still hold the last index."""
-    values, indices = pair
-    if indices is not None:
-        indices = export(indices, imported)
-        check_narrowed_index(_INT64, np.dtype(str(indices.dtype)), spec.n, spec.axis,
-                             _NARROWED_BY)
-    return (None if values is None else export(values, imported)), indices
+def _arrays(result: Any) -> tuple[Any, ...]:
+    return result if isinstance(result, tuple) else (result,)
 
 
 ADAPTER = JaxAdapter()

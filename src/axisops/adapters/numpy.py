@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from ..requests import ArrayMeta
-from ..rules.arrays import refuse_masked, unreadable
 from .base import Adapter
 
 __all__ = ["ADAPTER", "NumpyAdapter", "as_ndarray"]
@@ -47,18 +46,21 @@ def as_ndarray(x: Any, name: str) -> np.ndarray:
     array([[1, 2]])
     """
     if _is_masked(x):
+        from ..rules.arrays import refuse_masked
+
         refuse_masked(name, x)
     if isinstance(x, np.ndarray):
         return x if type(x) is np.ndarray else np.ndarray.view(x, np.ndarray)
     try:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
+        from ..rules.arrays import unreadable
+
         unreadable(name, x, f"cannot be read as an array ({exc})", short=True)
 
 
 class NumpyAdapter(Adapter):
     name = "numpy"
-    families = ("numpy", "builtins")
 
     def take(self, x: Any, name: str) -> np.ndarray:
         return as_ndarray(x, name)

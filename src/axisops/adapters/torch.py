@@ -13,11 +13,11 @@ A call that torch could observe (a gradient to record, ``torch.compile`` or
 dispatch or function mode, a profiler, a tensor subclass: see
 :func:`unobserved`) goes through the ``axisops::`` torch operators
 (:mod:`axisops.torch.library`), which carry autograd and are opaque to
-``torch.compile``; their kernels run the same engine, found by its name in the
-engine table, through :meth:`TorchAdapter.engine_topk` /
-:meth:`TorchAdapter.engine_gather` (and ``engine_sort``, ``engine_kthvalue``,
-``engine_partition`` for the selection family).  Any other call runs the engine
-directly.
+``torch.compile``: :meth:`TorchAdapter.observed` tells the runner
+(:mod:`axisops.runner`), which routes them there with the name of the engine it
+chose; the operators' kernels run that engine through this adapter's
+:meth:`~TorchAdapter.to_engine` and :meth:`~TorchAdapter.from_engine`, as the
+runner runs any other call directly.
 
 Gather indices may be tensors (moved to x's device), NumPy arrays or nested
 lists.  torch is imported by the methods only, so listing adapters costs nothing.
@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import is_bfloat16, is_index_dtype, native
-from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import ArrayMeta, Spec
 from ..rules.arrays import refuse_array
 from ..rules.types import refuse_dtype
-from .base import Adapter
+from .base import Adapter, each
 from .numpy import as_ndarray
 
 __all__ = ["ADAPTER", "TorchAdapter", "from_numpy", "numpy_view", "unobserved"]
@@ -76,11 +76,6 @@ def from_numpy(a: np.ndarray) -> Any:
     return torch.from_numpy(a)
 
 
-def _tensors(pair: tuple[Any, Any]) -> tuple[Any, Any]:
-    """A NumPy engine's ``(values, indices)`` as CPU tensors (``None`` stays ``None``)."""
-    return tuple(None if a is None else from_numpy(a) for a in pair)  # type: ignore[return-value]
-
-
 def unobserved(x: Any, grad_possible: bool = True) -> bool:
     """True when running an engine directly is indistinguishable from the operator.
 
@@ -109,18 +104,10 @@ def unobserved(x: Any, grad_possible: bool = True) -> bool:
     )
 
 
-def _operators() -> Any:
-    """The ``axisops::`` torch operators (registered when first imported)."""
-    from ..torch import library
-
-    return library
-
-
 class TorchAdapter(Adapter):
     """torch tensors: CPU ones as NumPy views for the NumPy engines, any as tensors."""
 
     name = "torch"
-    families = ("torch",)
     engine_types = ("numpy", "torch")
 
     def engine_type(self, x: Any) -> str:
@@ -169,68 +156,14 @@ class TorchAdapter(Adapter):
             return a if a.shape == shape else np.broadcast_to(a, shape)
         return a if tuple(a.shape) == shape else a.expand(shape)
 
-    def topk(self, engine: Any, a: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        if unobserved(a):
-            return self.engine_topk(engine, a, spec)
-        return _operators().topk(a, spec, engine.name)
+    def observed(self, a: Any, index: Any = None) -> bool:
+        return not unobserved(a) or (index is not None and type(index) is not type(a))
 
-    def gather(self, engine: Any, a: Any, index: Any, spec: GatherSpec,
-               function: str = "gather") -> Any:
-        if unobserved(a) and type(index) is type(a):  # a plain tensor index too
-            return self.engine_gather(engine, a, index, spec)
-        return _operators().gather(a, index, spec, engine.name, function)
+    def to_engine(self, a: Any, engine: Any, name: str = "x") -> Any:
+        return numpy_view(a) if engine.array_type == "numpy" else a
 
-    def sort(self, engine: Any, a: Any, spec: SortSpec, values: bool = True,
-             indices: bool = True) -> tuple[Any, Any]:
-        if unobserved(a):
-            return self.engine_sort(engine, a, spec, values, indices)
-        return _operators().sort(a, spec, engine.name, values, indices)
-
-    def kthvalue(self, engine: Any, a: Any, spec: KthSpec) -> tuple[Any, Any]:
-        if unobserved(a):
-            return self.engine_kthvalue(engine, a, spec)
-        return _operators().kthvalue(a, spec, engine.name)
-
-    def partition(self, engine: Any, a: Any, spec: PartitionSpec, values: bool = True,
-                  indices: bool = True) -> tuple[Any, Any]:
-        if unobserved(a):
-            return self.engine_partition(engine, a, spec, values, indices)
-        return _operators().partition(a, spec, engine.name, values, indices)
-
-    def engine_sort(self, engine: Any, x: Any, spec: SortSpec, values: bool = True,
-                    indices: bool = True) -> tuple[Any, Any]:
-        """``engine``'s stable sort of tensor ``x``, as tensors (``None`` for the one not
-        asked for): the operators' kernel."""
-        if engine.array_type == "numpy":
-            return _tensors(engine.sort(numpy_view(x), spec, values, indices))
-        return engine.sort(x, spec, values, indices)
-
-    def engine_kthvalue(self, engine: Any, x: Any, spec: KthSpec) -> tuple[Any, Any]:
-        """``engine``'s kthvalue of tensor ``x``, as tensors: the operator's kernel."""
-        if engine.array_type == "numpy":
-            return _tensors(engine.kthvalue(numpy_view(x), spec))
-        return engine.kthvalue(x, spec)
-
-    def engine_partition(self, engine: Any, x: Any, spec: PartitionSpec, values: bool = True,
-                         indices: bool = True) -> tuple[Any, Any]:
-        """``engine``'s partition of tensor ``x``, as tensors (``None`` for the one not
-        asked for): the operators' kernel."""
-        if engine.array_type == "numpy":
-            return _tensors(engine.partition(numpy_view(x), spec, values, indices))
-        return engine.partition(x, spec, values, indices)
-
-    def engine_topk(self, engine: Any, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        """``engine``'s top-k of tensor ``x``, as tensors: the operator's kernel (no autograd)."""
-        if engine.array_type == "numpy":
-            values, indices = engine.topk(numpy_view(x), spec)
-            return from_numpy(values), from_numpy(indices)
-        return engine.topk(x, spec)
-
-    def engine_gather(self, engine: Any, x: Any, index: Any, spec: GatherSpec) -> Any:
-        """``engine``'s gather from tensor ``x``, as a tensor: the operator's kernel."""
-        if engine.array_type == "numpy":
-            return from_numpy(engine.gather(numpy_view(x), numpy_view(index), spec))
-        return engine.gather(x, index, spec)
+    def from_engine(self, result: Any, like: Any, spec: Spec) -> Any:
+        return each(result, lambda r: from_numpy(r) if isinstance(r, np.ndarray) else r)
 
 
 ADAPTER = TorchAdapter()

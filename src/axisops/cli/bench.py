@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .main import CLIError
+from .output import CLIError
 
 __all__ = ["register"]
 

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..streaming.outputs import write_bytes
-from .main import CLIError
 from .ops_commands import run_gather, run_topk
+from .output import CLIError
 
 __all__ = ["GATHER_EXAMPLES", "GATHER_PAGE", "TOPK_EXAMPLES", "TOPK_PAGE", "register",
            "run_demo"]

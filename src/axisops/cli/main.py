@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import json
 import logging
 import os
 import signal
@@ -26,23 +25,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
-from ..errors import AxisOpsError, Words
+from ..errors import AxisOpsError
 from ..streaming.errors import one_line
+from .output import WORDS, CLIError, emit, silence_stdout
 
 __all__ = ["WORDS", "CLIError", "build_parser", "emit", "main"]
 
 #: Modules of this package that each add one or more sub-commands.
-COMMAND_MODULES = ("ops_commands", "info", "demo", "bench")
-
-#: How the command line names the arguments of the file jobs in messages.
-WORDS = Words({"key": "--key", "index_key": "--index-key", "chunk_bytes": "--chunk-bytes",
-               "scheduler": "--scheduler"},
-              labels={"path": "INPUT", "index": "INDEX", "out": "output"},
-              options={"out": "-o"}, flags=True)
-
-
-class CLIError(AxisOpsError):
-    """A problem only a command has (its stdout, the demo's folder): one line, exit status 1."""
+COMMAND_MODULES = (".ops_commands", ".info", ".demo", ".bench")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,29 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 title="commands")
     for name in COMMAND_MODULES:
-        importlib.import_module(f"{__package__}.{name}").register(sub)
+        importlib.import_module(name, __package__).register(sub)
     return parser
-
-
-def _silence_stdout() -> None:
-    """Point stdout at the null device, so the interpreter's last flush cannot fail too."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
-
-
-def emit(record: dict[str, Any]) -> None:
-    """Print a job's record as the command's one JSON line on stdout.
-
-    Raises :class:`CLIError` when stdout cannot take it.
-    """
-    try:
-        print(json.dumps(record, sort_keys=False), flush=True)
-    except OSError as exc:
-        _silence_stdout()
-        raise CLIError(f"stdout: cannot print the result ({exc.strerror or exc}); "
-                       f"no output written") from None
 
 
 def _fail(message: str, status: int = 1) -> int:
@@ -125,7 +94,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     except MemoryError:
         return _fail("out of memory")
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return _fail("stdout: the reader went away")
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""

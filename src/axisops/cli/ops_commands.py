@@ -4,7 +4,7 @@ They are :func:`axisops.streaming.jobs.topk_job` and
 :func:`~axisops.streaming.jobs.gather_job` (what :func:`axisops.topk_file`
 and :func:`axisops.gather_file` run) with three differences that belong to a
 command, not a library: messages name ``INPUT``, ``--key``, ``--chunk-bytes``
-(:data:`axisops.cli.main.WORDS`); the output defaults to a name beside the
+(:data:`axisops.cli.output.WORDS`); the output defaults to a name beside the
 input; and SIGTERM, SIGHUP and SIGINT unwind the stack
 (:func:`~axisops.streaming.signals.exit_on_signals`), so an interrupted run
 removes its temporary files and prints one line.  ``axisops demo`` runs them too.
@@ -31,7 +31,7 @@ from ..streaming.jobs import Announce, Options, gather_job, topk_job
 from ..streaming.outputs import default_output
 from ..streaming.signals import exit_on_signals
 from ..streaming.stream import DEFAULT_CHUNK_BYTES
-from .main import WORDS, CLIError, emit
+from .output import WORDS, CLIError, emit
 
 __all__ = ["default_output_for", "parse_size", "register", "run_gather", "run_topk"]
 

@@ -15,7 +15,8 @@ here; users call :func:`axisops.topk` and :func:`axisops.gather` on a
 
 The exact merge of partial top-k results is :mod:`axisops.merge`, shared with
 the streaming engine and :class:`axisops.StreamingTopK`; tasks run pieces of
-the validated spec on the NumPy engine they are given (:func:`.tree.block_engine`).
+the validated spec on the NumPy engine whose name they carry
+(:func:`axisops.engines.blocks.named`, where the task runs).
 The graph modules import dask; this package's ``__init__`` does not, nor does
 :mod:`axisops` itself.
 """

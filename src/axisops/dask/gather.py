@@ -24,10 +24,11 @@ import numpy as np
 from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
+from ..engines import blocks as block_engines
 from ..errors import call_as, current_function
 from ..requests import GatherSpec
 from ..rules.index_values import check_index_values
-from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
+from .tree import graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["gather"]
 
@@ -50,7 +51,7 @@ def _local(block: np.ndarray, local: np.ndarray, spec: GatherSpec,
            backend: str | None) -> np.ndarray:
     """Gather from one data block at block-local positions, on the engine named (or this
     worker's default)."""
-    return block_engine(backend).gather_block(block, local, spec)
+    return block_engines.named(backend).gather_block(block, local, spec)
 
 
 def take_block(block: np.ndarray, wrapped: np.ndarray, start: int, spec: GatherSpec,

@@ -35,9 +35,10 @@ from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
 from ..dtypes import native
+from ..engines import blocks as block_engines
 from ..requests import KthSpec, PartitionSpec, SortSpec
 from ..rules.arrays import check_one_chunk
-from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
+from .tree import graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["kthvalue", "order_keys", "partition", "sort"]
 
@@ -177,7 +178,7 @@ def _shaped(result: tuple[np.ndarray, np.ndarray, np.ndarray], shape: tuple[int,
 def _block_kthvalue(block: np.ndarray, spec: KthSpec, engine: str | None
                     ) -> tuple[np.ndarray, np.ndarray]:
     piece = spec.replace(shape=tuple(block.shape), dtype=block.dtype)
-    return block_engine(engine).kthvalue(block, piece)
+    return block_engines.named(engine).kthvalue(block, piece)
 
 
 def _item(pair: tuple[Any, ...], i: int) -> Any:
@@ -279,7 +280,7 @@ def _radix_select(layer: dict, work: str, where: tuple[int, ...], refs: list[Tas
 def _block_run(block: np.ndarray, spec: SortSpec | PartitionSpec, op: str,
                values: bool, indices: bool, engine: str | None) -> tuple[Any, Any]:
     piece = spec.replace(shape=tuple(block.shape), dtype=block.dtype)
-    return getattr(block_engine(engine), op)(block, piece, values, indices)
+    return getattr(block_engines.named(engine), op)(block, piece, values, indices)
 
 
 def _blockwise(x: da.Array, spec: SortSpec | PartitionSpec, op: str, values: bool,

@@ -12,7 +12,8 @@ bit-identical to the NumPy result for every chunking and every fan-in.
 
 Blocks and merges are :mod:`axisops.merge`'s, on the validated spec: each
 task runs the NumPy engine named ``block_backend``, or the worker's default
-(the fastest installed), looked up once per task and never validated again.
+(the fastest installed), looked up by name once per task
+(:func:`axisops.engines.blocks.named`) and never validated again.
 """
 
 from __future__ import annotations
@@ -25,20 +26,21 @@ import numpy as np
 from dask.base import tokenize
 from dask.task_spec import Task, TaskRef
 
+from ..engines import blocks as block_engines
 from ..merge import Candidates, block_candidates, merge_candidates
 from ..requests import TopKSpec
-from .tree import block_engine, graph_with, resolve_split_every, tree_reduce
+from .tree import graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["topk"]
 
 
 def _candidates(block: np.ndarray, spec: TopKSpec, offset: int,
                 engine: str | None) -> Candidates:
-    return block_candidates(block, spec, offset, block_engine(engine))
+    return block_candidates(block, spec, offset, block_engines.named(engine))
 
 
 def _merge(engine: str | None, spec: TopKSpec, *parts: Candidates) -> Candidates:
-    return merge_candidates(spec, *parts, engine=block_engine(engine))
+    return merge_candidates(spec, *parts, engine=block_engines.named(engine))
 
 
 def _values(candidates: Candidates) -> np.ndarray:

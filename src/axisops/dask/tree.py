@@ -15,11 +15,9 @@ import dask
 from dask.highlevelgraph import HighLevelGraph
 from dask.task_spec import Task, TaskRef
 
-from .. import engines
-from ..engines.base import Engine
 from ..rules.arguments import as_fan_in
 
-__all__ = ["block_engine", "graph_with", "resolve_split_every", "tree_reduce"]
+__all__ = ["graph_with", "resolve_split_every", "tree_reduce"]
 
 #: Dask's own default fan-in for reductions.
 DEFAULT_SPLIT_EVERY = 4
@@ -46,12 +44,6 @@ def resolve_split_every(value: Any, axis: int) -> int:
     if isinstance(value, Mapping):
         value = value.get(axis, DEFAULT_SPLIT_EVERY)
     return as_fan_in(value, axis, source)
-
-
-def block_engine(name: str | None) -> Engine:
-    """The NumPy engine a task runs its blocks on: the one named, else this worker's
-    default (a lookup in :mod:`axisops.engines`, made where the task runs)."""
-    return engines.get(name) if name is not None else engines.default("numpy")
 
 
 def tree_reduce(

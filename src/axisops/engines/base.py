@@ -1,20 +1,21 @@
 """What an engine is: the computation of the operations on one array type.
 
 An engine computes ``topk(x, spec)`` and ``gather(x, index, spec)`` on what it
-is given, and may compute the selection family (``sort``, ``kthvalue``,
-``partition``: an engine that does not says so through :meth:`Engine.supports`,
-and the registry picks one that does) (NumPy arrays for ``"cpu"`` and ``"numpy"``, dask arrays for
-``"dask"``...), for a validated spec (see :mod:`axisops.requests`): it never
-validates arguments, never converts a user's array (that is an adapter's work,
-:mod:`axisops.adapters`), never asks the registry for another engine and never
-imports another engine.  Its heavy dependency is imported inside its methods, so
-listing engines costs nothing.
+is given (NumPy arrays for ``"cpu"`` and ``"numpy"``, dask arrays for
+``"dask"``...), and may compute the selection family (``sort``, ``kthvalue``,
+``partition``: :meth:`Engine.computes` says which, and the registry passes over
+an engine that does not), for a validated spec (:mod:`axisops.requests`): it
+never validates arguments, never converts a user's array (that is an adapter's
+work, :mod:`axisops.adapters`), never looks another engine up and never imports
+another engine.  Its heavy dependency is imported inside its methods, so listing
+engines costs nothing.
 
 Engines are listed in :mod:`axisops.engines` by name; the registry
 (:mod:`axisops.registry`) picks one per call, and code that cuts one request
 into pieces (the merges of :mod:`axisops.merge`, the boxes of the streaming
-engine, the tasks of a Dask graph) runs the pieces on the engine it was given,
-with :meth:`Engine.topk_block` and :meth:`Engine.gather_block`.
+engine) runs the pieces on the engine it was given, with :meth:`Engine.topk_block`
+and :meth:`Engine.gather_block`; a Dask task, which runs elsewhere, is given the
+engine's name (:func:`axisops.engines.blocks.named`).
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ class Engine(ABC):
     - ``priority``: among the available engines for an array, the highest is
       the default;
     - ``requires``: modules that must be importable for it to be available;
-    - ``extra``: the pip extra that installs them, for messages.
+    - ``extra``: the pip extra that installs them, for messages;
+    - ``host_type``: for an engine that runs an engine of another array type on
+      the host (the JAX engine's CPU programs call a NumPy engine back), that
+      type: the registry gives it the one to run with ``on_host(engine)``, a copy
+      of itself that runs that engine.
     """
 
     name: str = ""
@@ -70,6 +75,7 @@ class Engine(ABC):
     requires: tuple[str, ...] = ()
     extra: str = ""
     description: str = ""
+    host_type: str | None = None
 
     def available(self) -> bool:
         """True when every required module can be imported (nothing is imported)."""

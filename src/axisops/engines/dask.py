@@ -4,7 +4,7 @@ Dask in, Dask out: results are lazy dask arrays for any chunking, chunks
 along the selected axis included, and compute to exactly the NumPy result.
 The graphs are built by :mod:`axisops.dask`; each task runs its blocks on the
 NumPy engine it is given by name (default: each worker's default, looked up
-in :mod:`axisops.engines`).  dask is imported when a graph is first built.
+by :func:`axisops.engines.blocks.named`).  dask is imported when a graph is first built.
 
 kthvalue and median work along a chunked axis too (an exact radix select over
 the order keys, :mod:`axisops.dask.select`); sort, argsort, partition and

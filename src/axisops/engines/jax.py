@@ -1,10 +1,14 @@
 """The ``"jax"`` engine: JAX arrays and tracers, inside and outside ``jit``/``vmap``/``grad``.
 
 The contract in ``lax`` operations, on any device (:mod:`axisops.kernels.jax.ops`);
-a top-k compiled for the CPU runs the host's CPU engine on XLA's buffers through
-a buffer callback, with a ``custom_jvp`` (the choice is made when the program is
+a top-k compiled for the CPU runs a NumPy engine on XLA's buffers through a
+buffer callback, with a ``custom_jvp`` (the choice is made when the program is
 lowered, by ``lax.platform_dependent``); so do sort, kthvalue (median) and
-partition (:mod:`axisops.kernels.jax.select`).  Tracers run the operations as they
+partition (:mod:`axisops.kernels.jax.select`).  That NumPy engine is the
+registry's default for the request (``"cpu"`` where the core is built), given to
+this engine by the registry (:attr:`JaxEngine.host_type`, :meth:`JaxEngine.on_host`)
+and to the kernels as an argument; the engine from the table, with no host
+engine, runs the ``lax`` operations everywhere.  Tracers run the operations as they
 are; concrete arrays run them jitted, once per request shape.  Concrete gather
 index values are checked here, with the library's error (``lax`` cannot raise);
 traced ones cannot be.  jax is imported when the operations first run.
@@ -12,6 +16,7 @@ traced ones cannot be.  jax is imported when the operations first run.
 
 from __future__ import annotations
 
+from copy import copy
 from functools import cache
 from typing import Any
 
@@ -32,13 +37,14 @@ def _is_tracer(x: Any) -> bool:
 
 @cache
 def _jit(op: str) -> Any:
-    """``ops.<op>`` jitted, its spec (the last argument) static."""
+    """``ops.<op>`` jitted, its arguments after the arrays (the spec, the host engine) static."""
     import jax
 
     from ..kernels.jax import ops
 
     fn = getattr(ops, op)
-    return jax.jit(fn, static_argnums=fn.__code__.co_argcount - 1)
+    arrays = 2 if op == "gather" else 1
+    return jax.jit(fn, static_argnums=tuple(range(arrays, fn.__code__.co_argcount)))
 
 
 @cache
@@ -67,13 +73,19 @@ class JaxEngine(Engine):
     requires = ("jax",)
     extra = "jax"
     description = "jax.lax operations (jit/vmap/grad; compiled for the CPU, the CPU engine)"
+    host_type = "numpy"
+    host: Engine | None = None
+
+    def on_host(self, host: Engine) -> JaxEngine:
+        """This engine, its programs compiled for the CPU calling ``host`` back."""
+        return _on_host(self, host)
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
         if _is_tracer(x):
             from ..kernels.jax import ops
 
-            return ops.topk(x, spec)
-        return _jit("topk")(x, spec)
+            return ops.topk(x, spec, self.host)
+        return _jit("topk")(x, spec, self.host)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         if not _is_tracer(index):
@@ -86,14 +98,21 @@ class JaxEngine(Engine):
 
     def sort(self, x: Any, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[Any, Any]:
-        return _select("sort", x, spec, values, indices)
+        return _select("sort", x, spec, values, indices, self.host)
 
     def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
-        return _select("kthvalue", x, spec)
+        return _select("kthvalue", x, spec, self.host)
 
     def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[Any, Any]:
-        return _select("partition", x, spec, values, indices)
+        return _select("partition", x, spec, values, indices, self.host)
+
+
+@cache
+def _on_host(engine: JaxEngine, host: Engine) -> JaxEngine:
+    bound = copy(engine)
+    bound.host = host
+    return bound
 
 
 ENGINE = JaxEngine()

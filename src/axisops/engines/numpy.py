@@ -4,18 +4,14 @@ A full stable sort per top-k, sort, kthvalue and partition, and
 ``take_along_axis`` per gather: slow and obviously right, the oracle every other
 engine is tested against.  Values keep their bits (NaN payloads, the sign of
 zero); gather checks every index value first
-(:func:`~axisops.rules.index_values.check_index_values`).
+(:func:`~axisops.rules.index_values.check_index_values`).  The references are
+imported when it first runs: listing the NumPy engines imports this module.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..reference import argpartition as reference_argpartition
-from ..reference import argsort as reference_argsort
-from ..reference import gather as reference_gather
-from ..reference import kthvalue as reference_kthvalue
-from ..reference import topk as reference_topk
 from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 from ..rules.index_values import check_index_values
 from .base import Engine
@@ -39,28 +35,38 @@ class NumpyEngine(Engine):
     description = "reference implementation on NumPy (full stable sort)"
 
     def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
-        values, indices = reference_topk.topk(x, spec.k, spec.axis, spec.largest)
+        from ..reference.topk import topk
+
+        values, indices = topk(x, spec.k, spec.axis, spec.largest)
         return (np.ascontiguousarray(values, dtype=spec.out_dtype),
                 np.ascontiguousarray(indices, dtype=spec.index_dtype))
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
+        from ..reference.gather import gather
+
         check_index_values(index, spec)
-        out = reference_gather.gather(x, spec.dim, index)
+        out = gather(x, spec.dim, index)
         return np.ascontiguousarray(out, dtype=spec.out_dtype)
 
     def sort(self, x: np.ndarray, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
-        order = reference_argsort(x, spec.axis, spec.descending)
+        from ..reference import argsort
+
+        order = argsort(x, spec.axis, spec.descending)
         return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
 
     def kthvalue(self, x: np.ndarray, spec: KthSpec) -> tuple[np.ndarray, np.ndarray]:
-        values, indices = reference_kthvalue(x, spec.k, spec.axis)
+        from ..reference import kthvalue
+
+        values, indices = kthvalue(x, spec.k, spec.axis)
         return (np.ascontiguousarray(values, dtype=spec.out_dtype).reshape(spec.out_shape),
                 np.ascontiguousarray(indices, dtype=np.int64).reshape(spec.out_shape))
 
     def partition(self, x: np.ndarray, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
-        order = reference_argpartition(x, list(spec.kth), spec.axis)
+        from ..reference import argpartition
+
+        order = argpartition(x, list(spec.kth), spec.axis)
         return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["DEFAULT_BYTES", "data_cache_bytes", "parse_size"]
 
@@ -59,6 +62,8 @@ def data_cache_bytes(level: int) -> int:
     >>> data_cache_bytes(2) >= 1024
     True
     """
+    from pathlib import Path  # milliseconds of a fresh process: only once a gather asks
+
     root = Path(f"/sys/devices/system/cpu/cpu{_first_cpu()}/cache")
     found = _read(level, root) if root.is_dir() else None
     return found or DEFAULT_BYTES[level]

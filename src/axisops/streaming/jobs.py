@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import registry
 from ..adapters.numpy import as_ndarray
 from ..engines.base import Engine
 from ..requests import ArrayMeta
 from ..rules.files import as_chunk_bytes, no_index_key
 from ..rules.operations import gather_spec, topk_spec
+from ..runner import engine_for
 from .cluster import cluster_gather, cluster_topk, connect
 from .outputs import Output, open_output, output_target, scratch_file
 from .progress import progress_bar
@@ -71,7 +71,7 @@ def _backends(dtype: np.dtype, options: Options) -> tuple[str, Engine | None]:
     """
     if options.scheduler is not None and options.backend in (None, "dask"):
         return "dask", None
-    impl = registry.pick(np.empty(0, dtype), options.backend)[1]
+    impl = engine_for(np.empty(0, dtype), options.backend)
     return ("dask" if options.scheduler is not None else impl.name), impl
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import registry
+from ..adapters.numpy import as_ndarray
 from ..api import TopK
 from ..dtypes import native
 from ..errors import boundary
@@ -34,6 +34,7 @@ from ..rules.stream import (
 )
 from ..rules.types import check_topk_dtype
 from ..rules.types import index_dtype as as_index_dtype
+from ..runner import engine_for
 
 __all__ = ["StreamingTopK"]
 
@@ -137,7 +138,7 @@ class StreamingTopK:
         self._axis_arg = as_int("axis", axis)
         self._largest = as_bool("largest", largest)
         self._index_dtype = as_index_dtype(index_dtype)
-        self._adapter, self._impl = registry.pick(np.empty(0), backend)
+        self._impl = engine_for(np.empty(0), backend)
         self._spec: TopKSpec | None = None
         self._best: Candidates | None = None
         self._ranges: list[tuple[int, int]] = []  # disjoint, sorted, adjacent ones joined
@@ -194,7 +195,7 @@ class StreamingTopK:
         array([[1, 2],
                [2, 0]])
         """
-        x = self._adapter.take(block, "block")
+        x = as_ndarray(block, "block")
         with self._lock:
             self._update(x, offset)
 

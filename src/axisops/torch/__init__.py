@@ -15,8 +15,8 @@ with an input (or with the other ``out=`` tensor) is refused: inputs are never
 written.  Errors are the library's, raised as their ``Torch`` variants
 (:class:`~axisops.errors.TorchInvalidArgumentError`...), which are also
 ``RuntimeError`` as torch's own errors are.  They are the
-public functions with torch's signatures (``gather(sparse_grad=True)`` calls the
-``axisops::gather`` operator itself, see :mod:`axisops.torch.library`), so
+public functions with torch's signatures (``gather(sparse_grad=True)`` runs the
+``axisops::gather`` operator, see :mod:`axisops.torch.library`), so
 autograd, ``torch.func`` and ``torch.compile`` work as with
 :func:`axisops.topk`.  What changes is the answer: ties go to the lower index,
 NaN is greater than +inf, -0.0 equals +0.0 and integers compare exactly, the
@@ -43,7 +43,6 @@ from typing import Any
 
 import torch
 
-from .. import adapters, registry
 from ..api import argsort as _argsort
 from ..api import gather as _gather
 from ..api import kthvalue as _kthvalue
@@ -61,7 +60,8 @@ from ..rules.torch_out import (
     refuse_out_with_grad,
     refuse_shared_out,
 )
-from . import library as _library
+from ..runner import Call
+from . import library  # noqa: F401  (registers the axisops:: operators)
 
 __all__ = ["argsort", "gather", "kthvalue", "median", "msort", "sort", "take_along_dim", "topk"]
 
@@ -287,14 +287,12 @@ def gather(
 
 
 def _sparse_gather(input: torch.Tensor, dim: int, index: Any) -> torch.Tensor:
-    """``gather`` whose gradient in ``input`` is sparse: the operator's own argument, so
-    this front calls the operator itself, with the engine the registry picks (once)."""
-    adapter = adapters.of(input)
-    x = adapter.take(input, "x")
-    idx = adapter.index(index, x, "index")
-    spec = gather_spec(adapter.meta(x, "x"), dim, adapter.meta(idx, "index"))
-    engine = registry.pick(input, None, spec, x)[1]
-    return _library.gather(x, idx, spec, engine.name, sparse_grad=True)
+    """``gather`` whose gradient in ``input`` is sparse: the operator's own argument, which
+    the runner passes to it."""
+    call = Call(input)
+    idx = call.index(index)
+    return call.run(gather_spec(call.meta(), dim, call.meta(idx, "index")), idx,
+                    sparse_grad=True)
 
 
 @boundary("take_along_dim", torch=True)
@@ -390,13 +388,10 @@ def _as_1d(input: torch.Tensor) -> torch.Tensor:
 
 
 def _sorted_pair(input: torch.Tensor, dim: Any, descending: Any) -> tuple[Any, Any]:
-    """Values and indices of one stable sort (the registry picks once, as the public
-    functions do, and the adapter runs the engine, or the operator for observed calls)."""
-    adapter = adapters.of(input)
-    x = adapter.take(_as_1d(input), "x")
-    spec = sort_spec(adapter.meta(x, "x"), dim, descending)
-    engine = registry.pick(input, None, spec, x)[1]
-    values, indices = adapter.sort(engine, x, spec, True, True)
+    """Values and indices of one stable sort (one call of the runner, as the public
+    functions make)."""
+    call = Call(_as_1d(input))
+    values, indices = call.run(sort_spec(call.meta(), dim, descending))
     if input.dim() == 0:
         return values.reshape(()), indices.reshape(())
     return values, indices

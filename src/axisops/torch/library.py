@@ -3,8 +3,8 @@ and the selection family's ``axisops::sort``, ``argsort``, ``kthvalue``, ``parti
 ``argpartition``.
 
 Defined with :mod:`torch.library` the first time this module is imported (by
-``import axisops.torch``, or by the torch adapter on the first call torch could
-observe)::
+``import axisops.torch``, or by the runner on the first call torch could
+observe, whether or not the program imported :mod:`axisops.torch`)::
 
     axisops::topk(Tensor x, SymInt k, int dim, bool largest, bool sorted, str? backend=None)
         -> (Tensor values, Tensor indices)
@@ -25,13 +25,14 @@ observe)::
 dynamic shapes; the ``arg`` forms compute no values.)
 
 - **eager** calls run the engine ``backend`` names, found in the engine table
-  (:func:`axisops.engines.get`): the public functions pass the engine the
-  registry picked for them, once.  A direct call without ``backend`` is a call
-  of a front of its own: the registry picks (CPU tensors: ``"cpu"``, on
-  zero-copy NumPy views; CUDA: ``"triton"`` where installed; every other
-  device: ``"torch"``), and so it does for a name that cannot run the tensor
-  (raising the library's error for a bad one).  The engine runs through the
-  torch adapter (:meth:`axisops.adapters.torch.TorchAdapter.engine_topk`);
+  (:func:`axisops.engines.get`): the runner (:mod:`axisops.runner`) passes the
+  engine the registry chose for the call, which is not chosen again.  A direct
+  call without ``backend`` is a call of a front of its own: the registry chooses
+  once (CPU tensors: ``"cpu"``, on zero-copy NumPy views; CUDA: ``"triton"``
+  where installed; every other device: ``"torch"``), and so it does for a name
+  that cannot run the tensor (given directly, or recorded in a graph exported
+  for another device), raising the library's error for a bad one.  The engine
+  runs on what the torch adapter hands it (:mod:`axisops.adapters.torch`);
 - ``torch.compile`` sees opaque operators with **fake** implementations: it
   captures them without a graph break, with static or dynamic shapes, and
   never traces into the kernels or their thread pool;
@@ -65,7 +66,7 @@ direct callers of ``torch.ops.axisops.*`` get the library's errors too, named
 after the operator (each is an :func:`~axisops.errors.boundary`); called from
 a public function, which validated first, the public function's name wins.
 
-The public functions come here only for calls torch could observe (see
+The runner comes here only for calls torch could observe (see
 :func:`axisops.adapters.torch.unobserved`: autograd to record,
 ``torch.compile``, a ``torch.jit`` trace, a ``torch.func`` transform,
 forward-mode AD, a dispatch or function mode, a profiler, a tensor subclass);
@@ -92,11 +93,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .. import adapters, engines, registry
+from .. import engines, registry
+from ..adapters.torch import ADAPTER
 from ..engines.base import Engine
 from ..errors import boundary
 from ..kernels.torch.ops import index_as_int64
-from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import BOTH, ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, Spec, TopKSpec
 from ..rules.operations import (
     gather_spec,
     kthvalue_spec,
@@ -106,7 +108,7 @@ from ..rules.operations import (
     topk_spec,
 )
 
-__all__ = ["gather", "kthvalue", "partition", "sort", "topk"]
+__all__ = ["run"]
 
 _INT64 = np.dtype(np.int64)
 _LIB = torch.library.Library("axisops", "DEF")
@@ -147,24 +149,31 @@ def _hidden_from_dynamo(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _meta(t: Tensor, name: str) -> ArrayMeta:
-    return adapters.of(t).meta(t, name)
+    return ADAPTER.meta(t, name)
 
 
-def _engine(x: Tensor, backend: str | None, spec: Any) -> Engine:
+def _engine(x: Tensor, backend: str | None, spec: Spec) -> Engine:
     """The engine the operator's kernel runs on ``x``: the one ``backend`` names, found
-    in the engine table (the public functions pass the engine the registry picked);
-    without a name, or with one that cannot run ``x``, the operator was called as a
-    front of its own, and asks the registry (which picks, or raises the library's
-    error for the name)."""
-    if backend is not None:
-        try:
-            engine = engines.get(backend)
-        except KeyError:
-            engine = None
-        if engine is not None and engine.available() \
-                and adapters.of(x).accepts(x, engine.array_type) and engine.supports(x, spec):
+    in the engine table (the runner passes the engine the registry chose); without a
+    name, or with one that cannot run ``x``, the operator was called as a front of its
+    own, and asks the registry (which chooses, or raises the library's error for the
+    name)."""
+    if backend in engines.names():
+        engine = engines.get(backend)
+        if engine.available() and ADAPTER.accepts(x, engine.array_type) \
+                and engine.supports(x, spec):
             return engine
-    return registry.pick(x, backend, spec, x)[1]
+    return registry.choose(x, backend, spec, adapter=ADAPTER)
+
+
+def _compute(x: Tensor, spec: Spec, backend: str | None, index: Tensor | None = None,
+             want: tuple[bool, bool] = BOTH) -> Any:
+    """The operators' kernel: ``spec`` on the engine :func:`_engine` finds, as tensors."""
+    engine = _engine(x, backend, spec)
+    arrays = [ADAPTER.to_engine(x, engine)]
+    if index is not None:
+        arrays.append(ADAPTER.to_engine(index, engine, "index"))
+    return ADAPTER.from_engine(spec.compute(engine, *arrays, want=want), x, spec)
 
 
 def _records(x: Tensor) -> bool:
@@ -202,8 +211,7 @@ def _topk_spec(x: Tensor, k: Any, dim: int, largest: bool, sorted: bool) -> TopK
 
 @boundary("topk")
 def _topk_impl(x, k, dim, largest, sorted, backend=None):
-    spec = _topk_spec(x, k, dim, largest, sorted)
-    values, indices = adapters.of(x).engine_topk(_engine(x, backend, spec), x, spec)
+    values, indices = _compute(x, _topk_spec(x, k, dim, largest, sorted), backend)
     # The fake outputs are contiguous and compiled code relies on real ones
     # matching them; the kernels' outputs are (so this copies nothing).
     return values.contiguous(), indices.contiguous()
@@ -310,8 +318,7 @@ def _register_gather(op: str) -> None:
     @boundary(op)
     def impl(x, dim, index, backend=None, *, sparse_grad=False):
         spec = _gather_spec(op, _meta(x, "x"), dim, _meta(index, index_name))
-        engine = _engine(x, backend, spec)
-        return adapters.of(x).engine_gather(engine, x, index, spec).contiguous()
+        return _compute(x, spec, backend, index).contiguous()
 
     @boundary(op)
     def fake(x, dim, index, backend=None, *, sparse_grad=False):
@@ -443,35 +450,29 @@ def _pair(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
 
 @boundary("sort")
 def _sort_impl(x, dim, descending, backend=None):
-    spec = _sort_spec(x, dim, descending)
-    return _pair(*adapters.of(x).engine_sort(_engine(x, backend, spec), x, spec, True, True))
+    return _pair(*_compute(x, _sort_spec(x, dim, descending), backend))
 
 
 @boundary("argsort")
 def _argsort_impl(x, dim, descending, backend=None):
     spec = _sort_spec(x, dim, descending)
-    engine = _engine(x, backend, spec)
-    return adapters.of(x).engine_sort(engine, x, spec, False, True)[1].contiguous()
+    return _compute(x, spec, backend, want=(False, True))[1].contiguous()
 
 
 @boundary("kthvalue")
 def _kthvalue_impl(x, k, dim, keepdim, backend=None):
-    spec = _kth_spec(x, k, dim, keepdim)
-    return _pair(*adapters.of(x).engine_kthvalue(_engine(x, backend, spec), x, spec))
+    return _pair(*_compute(x, _kth_spec(x, k, dim, keepdim), backend))
 
 
 @boundary("partition")
 def _partition_impl(x, kth, dim, backend=None):
-    spec = _partition_spec(x, kth, dim)
-    engine = _engine(x, backend, spec)
-    return _pair(*adapters.of(x).engine_partition(engine, x, spec, True, True))
+    return _pair(*_compute(x, _partition_spec(x, kth, dim), backend))
 
 
 @boundary("argpartition")
 def _argpartition_impl(x, kth, dim, backend=None):
     spec = _partition_spec(x, kth, dim)
-    engine = _engine(x, backend, spec)
-    return adapters.of(x).engine_partition(engine, x, spec, False, True)[1].contiguous()
+    return _compute(x, spec, backend, want=(False, True))[1].contiguous()
 
 
 def _same_shape_fake(x: Tensor) -> tuple[Tensor, Tensor]:
@@ -640,15 +641,42 @@ _KTHVALUE = torch.ops.axisops.kthvalue.default
 _PARTITION = torch.ops.axisops.partition.default
 _ARGPARTITION = torch.ops.axisops.argpartition.default
 
-# ---- what the torch adapter calls --------------------------------------------------------------
+# ---- what the runner calls ------------------------------------------------------------------
 
 
-def topk(x: Tensor, spec: TopKSpec, backend: str) -> tuple[Tensor, Tensor]:
-    """``(values, indices)`` for a validated spec, through ``axisops::topk`` on ``backend``.
+def run(spec: Spec, backend: str, x: Tensor, index: Tensor | None = None,
+        want: tuple[bool, bool] = BOTH, function: str = "gather",
+        sparse_grad: bool = False) -> Any:
+    """The result of a validated ``spec`` through its operator, on the engine ``backend``
+    names: a call torch could observe, as the runner (:mod:`axisops.runner`) hands it over.
 
-    Indices come out of the operator as int64 and are cast to the spec's index
+    ``want`` picks a sort's or partition's outputs (``None`` for the other: the ``arg``
+    operators compute no values); ``function`` is a gather's operator (``"gather"``, or
+    ``"take_along_axis"``, whose errors and graphs name it); ``sparse_grad`` makes the
+    gradient in ``x`` a sparse COO tensor, as ``torch.gather(sparse_grad=True)`` does.
+    Top-k indices come out of the operator as int64 and are cast to the spec's index
     dtype afterwards (a pass over the ``k``-sized result only).
     """
+    if isinstance(spec, GatherSpec):
+        op = _GATHER[function]
+        if sparse_grad:
+            return op(x, spec.dim, index, backend, sparse_grad=True)
+        return op(x, spec.dim, index, backend)
+    if isinstance(spec, TopKSpec):
+        return _topk(x, spec, backend)
+    if isinstance(spec, KthSpec):
+        return _KTHVALUE(x, spec.k, spec.axis, spec.keepdims, backend)
+    if isinstance(spec, SortSpec):
+        pair, only_indices, args = _SORT, _ARGSORT, (spec.axis, spec.descending)
+    else:
+        pair, only_indices, args = _PARTITION, _ARGPARTITION, (list(spec.kth), spec.axis)
+    if not want[0]:
+        return None, only_indices(x, *args, backend)
+    values, indices = pair(x, *args, backend)
+    return values, indices if want[1] else None
+
+
+def _topk(x: Tensor, spec: TopKSpec, backend: str) -> tuple[Tensor, Tensor]:
     values, indices = _TOPK(x, spec.k, spec.axis, spec.largest, spec.sorted, backend)
     if spec.index_dtype != _INT64:
         from ..kernels.torch.dtypes import torch_dtype
@@ -658,49 +686,3 @@ def topk(x: Tensor, spec: TopKSpec, backend: str) -> tuple[Tensor, Tensor]:
         if indices.dtype != target:
             indices = as_index_dtype(indices, target)
     return values, indices
-
-
-def gather(
-    x: Tensor,
-    index: Tensor,
-    spec: GatherSpec,
-    backend: str,
-    function: str = "gather",
-    sparse_grad: bool = False,
-) -> Tensor:
-    """The gathered tensor for a validated spec, through the operator of ``function``
-    (``axisops::gather``, or ``axisops::take_along_axis``, whose errors and graphs name
-    it) on ``backend``; ``sparse_grad`` makes the gradient in ``x`` a sparse COO tensor,
-    as ``torch.gather(sparse_grad=True)`` does."""
-    op = _GATHER[function]
-    if sparse_grad:
-        return op(x, spec.dim, index, backend, sparse_grad=True)
-    return op(x, spec.dim, index, backend)
-
-
-def sort(x: Tensor, spec: SortSpec, backend: str, values: bool = True,
-         indices: bool = True) -> tuple[Tensor | None, Tensor | None]:
-    """``(values, indices)`` of the stable sort for a validated spec (``None`` for the one
-    not asked for), through ``axisops::sort``, or ``axisops::argsort`` when only the
-    indices are asked for, on ``backend``."""
-    if not values:
-        return None, _ARGSORT(x, spec.axis, spec.descending, backend) if indices else None
-    got_values, got_indices = _SORT(x, spec.axis, spec.descending, backend)
-    return got_values, got_indices if indices else None
-
-
-def kthvalue(x: Tensor, spec: KthSpec, backend: str) -> tuple[Tensor, Tensor]:
-    """``(values, indices)`` of a validated kthvalue (or median) spec, through
-    ``axisops::kthvalue`` on ``backend``."""
-    return _KTHVALUE(x, spec.k, spec.axis, spec.keepdims, backend)
-
-
-def partition(x: Tensor, spec: PartitionSpec, backend: str, values: bool = True,
-              indices: bool = True) -> tuple[Tensor | None, Tensor | None]:
-    """``(values, indices)`` of a validated partition spec (``None`` for the one not asked
-    for), through ``axisops::partition``, or ``axisops::argpartition`` for the indices
-    alone, on ``backend``."""
-    if not values:
-        return None, _ARGPARTITION(x, list(spec.kth), spec.axis, backend) if indices else None
-    got_values, got_indices = _PARTITION(x, list(spec.kth), spec.axis, backend)
-    return got_values, got_indices if indices else None

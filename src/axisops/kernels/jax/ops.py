@@ -1,13 +1,11 @@
 """The ``"jax"`` engine's operations: the exact contract, traceable under jit, vmap and grad.
 
-Top-k compiled for the CPU runs the host's default NumPy engine (``"cpu"``, the
-compiled core) on XLA's buffers (:func:`topk`: a
-``jax.experimental.buffer_callback`` that views the input buffer in place and
-has the engine write into the output buffers, with a ``custom_jvp``); compiled
-for any other device it runs :func:`lax_topk`, the contract in ``lax``
-operations, described next.  The host engine is found by name in the engine
-table (:func:`axisops.engines.default`) when the program is traced, as a Dask
-task finds its block engine: a lookup, not the registry's choice.
+Top-k compiled for the CPU runs the NumPy engine it is given, the *host* engine
+(``"cpu"``, the compiled core, as the registry gives it to the ``"jax"`` engine),
+on XLA's buffers (:func:`topk`: a ``jax.experimental.buffer_callback`` that views
+the input buffer in place and has the engine write into the output buffers, with
+a ``custom_jvp``); compiled for any other device, or given no host engine, it runs
+:func:`lax_topk`, the contract in ``lax`` operations, described next.
 
 Top-k in ``lax``.  Every element gets an unsigned *order key* built from its bits inside
 the trace (``lax.bitcast_convert_type``): floats flip all bits of negatives
@@ -53,7 +51,6 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ... import engines
 from ...requests import GatherSpec, TopKSpec
 from ...rules.types import check_axis_length, check_narrowed_index
 
@@ -290,14 +287,13 @@ def _buffer_callback() -> Any:
     return buffer_callback
 
 
-def _host_kernel(spec: TopKSpec) -> Any:
-    """The host function of a callback: the host's default NumPy engine (``"cpu"``) on a
-    NumPy view of the input buffer, writing into the output buffers XLA hands over.
+def _host_kernel(spec: TopKSpec, engine: Any) -> Any:
+    """The host function of a callback: the NumPy ``engine`` on a NumPy view of the input
+    buffer, writing into the output buffers XLA hands over.
 
     Under ``vmap`` the batch arrives as leading dimensions: the spec is the
     validated one with those dimensions in front (the axis counted from the end).
     """
-    engine = engines.default("numpy")
     from_end = spec.axis - len(spec.shape)
 
     def run(_context: Any, out: Any, x: Any) -> None:
@@ -309,38 +305,39 @@ def _host_kernel(spec: TopKSpec) -> Any:
     return run
 
 
-def _host_call(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
+def _host_call(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype, host: Any):
     shape = spec.out_shape
     results = (jax.ShapeDtypeStruct(shape, x.dtype), jax.ShapeDtypeStruct(shape, index_dtype))
-    return _buffer_callback()(_host_kernel(spec), results, vmap_method="expand_dims")(x)
+    return _buffer_callback()(_host_kernel(spec, host), results, vmap_method="expand_dims")(x)
 
 
-@partial(jax.custom_jvp, nondiff_argnums=(1, 2))
-def _host_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
+@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _host_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype, host: Any):
     """The host kernels' top-k, with the derivative of :func:`take` at its indices."""
-    return _host_call(x, spec, index_dtype)
+    return _host_call(x, spec, index_dtype, host)
 
 
 @_host_topk.defjvp
-def _host_topk_jvp(spec, index_dtype, primals, tangents):
-    values, indices = _host_topk(primals[0], spec, index_dtype)
+def _host_topk_jvp(spec, index_dtype, host, primals, tangents):
+    values, indices = _host_topk(primals[0], spec, index_dtype, host)
     tangent = jnp.take_along_axis(tangents[0], indices, axis=spec.axis)
     return (values, indices), (tangent, np.zeros(indices.shape, jax.dtypes.float0))
 
 
-def _cpu_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype):
+def _cpu_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype, host: Any):
     if jnp.issubdtype(x.dtype, jnp.inexact):
-        return _host_topk(x, spec, index_dtype)
-    return _host_call(x, spec, index_dtype)  # nothing to differentiate
+        return _host_topk(x, spec, index_dtype, host)
+    return _host_call(x, spec, index_dtype, host)  # nothing to differentiate
 
 
-def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
+def topk(x: jax.Array, spec: TopKSpec, host: Any = None) -> tuple[jax.Array, jax.Array]:
     """``(values, indices)`` of the contract for a validated spec; traceable.
 
-    Compiled for the CPU, the host's default NumPy engine runs it (``"cpu"``, the
-    compiled core, through ``jax.experimental.buffer_callback``: the input is
-    read in place and the outputs written in place, no copy); for any other
-    device, :func:`lax_topk`.
+    Compiled for the CPU, the NumPy engine ``host`` runs it (``"cpu"``, the
+    compiled core, as the registry gives it, through
+    ``jax.experimental.buffer_callback``: the input is read in place and the
+    outputs written in place, no copy); for any other device, or without a
+    ``host``, :func:`lax_topk`.
     ``lax.platform_dependent`` makes the choice when the program is lowered.
     Both give the same bits (with ``sorted=True``), under ``jit``, ``vmap``
     (the batch is more leading dimensions to the kernels) and ``grad`` (the
@@ -349,20 +346,22 @@ def topk(x: jax.Array, spec: TopKSpec) -> tuple[jax.Array, jax.Array]:
     made with ``AXISOPS_JAX_HOST_KERNELS=0`` in the environment: ``jax.export``
     cannot serialize a program that calls back into Python.
 
+    >>> from axisops.engines.blocks import named
     >>> from axisops.requests import ArrayMeta
     >>> from axisops.rules.operations import topk_spec
     >>> spec = topk_spec(ArrayMeta((5,), np.dtype("float32")), 3, 0, True, True, None)
-    >>> jax.jit(topk, static_argnums=1)(jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0]), spec)[1]
+    >>> x = jnp.array([1.0, 3.0, 3.0, jnp.nan, -1.0])
+    >>> jax.jit(topk, static_argnums=(1, 2))(x, spec, named("numpy"))[1]
     Array([3, 1, 2], dtype=int32)
     """
     index_dtype = _check_traceable(spec)
     if spec.k == 0 or x.size == 0:
         return _empty_topk(x, spec, index_dtype)
-    if _buffer_callback() is None:
+    if host is None or _buffer_callback() is None:
         return lax_topk(x, spec)
     return lax.platform_dependent(
         x,
-        cpu=partial(_cpu_topk, spec=spec, index_dtype=index_dtype),
+        cpu=partial(_cpu_topk, spec=spec, index_dtype=index_dtype, host=host),
         default=partial(lax_topk, spec=spec),
     )
 

@@ -1,10 +1,11 @@
 """The selection family (sort, kthvalue, partition) for the ``"jax"`` engine; traceable.
 
-Compiled for the CPU, each runs the host's default NumPy engine (``"cpu"``, the
-compiled core) on XLA's input buffer through a buffer callback, as top-k does
-(:mod:`axisops.kernels.jax.ops`), with a ``custom_jvp``: the tangent of the values
-is the tangent at their indices.  Compiled for any other device it runs the
-contract in ``lax`` operations:
+Compiled for the CPU, each runs the NumPy engine it is given (``host``: ``"cpu"``,
+the compiled core, as the registry gives it) on XLA's input buffer through a
+buffer callback, as top-k does (:mod:`axisops.kernels.jax.ops`), with a
+``custom_jvp``: the tangent of the values is the tangent at their indices.
+Compiled for any other device, or given no host engine, it runs the contract in
+``lax`` operations:
 
 - the order is ``lax.sort`` of the exact order keys of
   :func:`~axisops.kernels.jax.ops.order_key` (the bitwise NOT of the keys for a
@@ -32,7 +33,6 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ... import engines
 from ...requests import KthSpec, PartitionSpec, SortSpec
 from ...rules.types import check_axis_length, check_narrowed_index
 from .ops import _buffer_callback, order_key, take
@@ -137,12 +137,11 @@ def _engine_call(engine: Any, method: str, a: np.ndarray, spec: Spec, values: bo
     return getattr(engine, method)(a, spec, values, indices)
 
 
-def _host_kernel(method: str, spec: Spec, values: bool, indices: bool) -> Any:
-    """The host function of a callback: the host's default NumPy engine on a NumPy view of
-    the input buffer, its results copied into the output buffers XLA hands over (in the
-    order values, indices; only those asked for).  Under ``vmap`` the batch arrives as
-    leading dimensions: the spec is the validated one with those in front."""
-    engine = engines.default("numpy")
+def _host_kernel(method: str, spec: Spec, values: bool, indices: bool, engine: Any) -> Any:
+    """The host function of a callback: the NumPy ``engine`` on a NumPy view of the input
+    buffer, its results copied into the output buffers XLA hands over (in the order
+    values, indices; only those asked for).  Under ``vmap`` the batch arrives as leading
+    dimensions: the spec is the validated one with those in front."""
     from_end = spec.axis - len(spec.shape)
 
     def run(_context: Any, out: Any, x: Any) -> None:
@@ -162,7 +161,8 @@ def _out_shape(spec: Spec) -> tuple[int, ...]:
     return spec.out_shape
 
 
-def _host_call(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool):
+def _host_call(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool,
+               host: Any):
     itype = index_dtype(spec)
     shape = _out_shape(spec)
     results = []
@@ -170,8 +170,8 @@ def _host_call(x: jax.Array, method: str, spec: Spec, values: bool, indices: boo
         results.append(jax.ShapeDtypeStruct(shape, x.dtype))
     if indices:
         results.append(jax.ShapeDtypeStruct(shape, itype))
-    got = iter(_buffer_callback()(_host_kernel(method, spec, values, indices), tuple(results),
-                                  vmap_method="expand_dims")(x))
+    kernel = _host_kernel(method, spec, values, indices, host)
+    got = iter(_buffer_callback()(kernel, tuple(results), vmap_method="expand_dims")(x))
     return (next(got) if values else None, next(got) if indices else None)
 
 
@@ -183,25 +183,26 @@ def _tangent_at(tangent: jax.Array, indices: jax.Array, spec: Spec) -> jax.Array
     return jnp.take_along_axis(tangent, indices, axis=spec.axis)
 
 
-@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
-def _host_select(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool):
+@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4, 5))
+def _host_select(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool,
+                 host: Any):
     """The host kernels' result, with the derivative of :func:`take` at its indices."""
-    return _host_call(x, method, spec, values, indices)
+    return _host_call(x, method, spec, values, indices, host)
 
 
 @_host_select.defjvp
-def _host_select_jvp(method, spec, values, indices, primals, tangents):
-    got_values, got_indices = _host_call(primals[0], method, spec, True, True)
+def _host_select_jvp(method, spec, values, indices, host, primals, tangents):
+    got_values, got_indices = _host_call(primals[0], method, spec, True, True, host)
     tangent = _tangent_at(tangents[0], got_indices, spec)
     float0 = np.zeros(got_indices.shape, jax.dtypes.float0)
     return ((got_values if values else None, got_indices if indices else None),
             (tangent if values else None, float0 if indices else None))
 
 
-def _cpu(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool):
+def _cpu(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool, host: Any):
     if values and jnp.issubdtype(x.dtype, jnp.inexact):
-        return _host_select(x, method, spec, values, indices)
-    return _host_call(x, method, spec, values, indices)  # nothing to differentiate
+        return _host_select(x, method, spec, values, indices, host)
+    return _host_call(x, method, spec, values, indices, host)  # nothing to differentiate
 
 
 def _empty(x: jax.Array, spec: Spec, values: bool, indices: bool):
@@ -210,21 +211,24 @@ def _empty(x: jax.Array, spec: Spec, values: bool, indices: bool):
             jnp.zeros(shape, index_dtype(spec)) if indices else None)
 
 
-def _run(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool, on_lax: Any):
+def _run(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool, on_lax: Any,
+         host: Any):
     check_axis_length(spec.n, spec.axis, _INT32_MAX, f"a traced JAX {method}")
     if x.size == 0:
         return _empty(x, spec, values, indices)
-    if _buffer_callback() is None:
+    if host is None or _buffer_callback() is None:
         return on_lax(x)
     return lax.platform_dependent(
-        x, cpu=partial(_cpu, method=method, spec=spec, values=values, indices=indices),
+        x, cpu=partial(_cpu, method=method, spec=spec, values=values, indices=indices,
+                       host=host),
         default=on_lax)
 
 
-def sort(x: jax.Array, spec: SortSpec, values: bool = True, indices: bool = True):
+def sort(x: jax.Array, spec: SortSpec, values: bool = True, indices: bool = True,
+         host: Any = None):
     """``(values, indices)`` of the stable sort for a validated spec (``None`` for the one not
-    asked for); traceable.  Compiled for the CPU, the host's CPU engine; elsewhere
-    :func:`lax_sort`.
+    asked for); traceable.  Compiled for the CPU, the NumPy engine ``host`` (without one,
+    and elsewhere, :func:`lax_sort`).
 
     >>> from axisops.requests import ArrayMeta
     >>> from axisops.rules.operations import sort_spec
@@ -233,12 +237,12 @@ def sort(x: jax.Array, spec: SortSpec, values: bool = True, indices: bool = True
     Array([2, 3, 0, 1], dtype=int32)
     """
     return _run(x, "sort", spec, values, indices,
-                partial(lax_sort, spec=spec, values=values, indices=indices))
+                partial(lax_sort, spec=spec, values=values, indices=indices), host)
 
 
-def kthvalue(x: jax.Array, spec: KthSpec):
+def kthvalue(x: jax.Array, spec: KthSpec, host: Any = None):
     """``(values, indices)`` of a validated kthvalue (or median) spec; traceable.  Compiled
-    for the CPU, the host's CPU engine; elsewhere :func:`lax_kthvalue`.
+    for the CPU, the NumPy engine ``host`` (without one, and elsewhere, :func:`lax_kthvalue`).
 
     >>> from axisops.requests import ArrayMeta
     >>> from axisops.rules.operations import median_spec
@@ -246,13 +250,14 @@ def kthvalue(x: jax.Array, spec: KthSpec):
     >>> jax.jit(kthvalue, static_argnums=1)(jnp.array([4.0, 1.0, 3.0, 2.0]), spec)[1]
     Array(3, dtype=int32)
     """
-    return _run(x, "kthvalue", spec, True, True, partial(lax_kthvalue, spec=spec))
+    return _run(x, "kthvalue", spec, True, True, partial(lax_kthvalue, spec=spec), host)
 
 
-def partition(x: jax.Array, spec: PartitionSpec, values: bool = True, indices: bool = True):
+def partition(x: jax.Array, spec: PartitionSpec, values: bool = True, indices: bool = True,
+              host: Any = None):
     """``(values, indices)`` of the deterministic partition for a validated spec (``None``
-    for the one not asked for); traceable.  Compiled for the CPU, the host's CPU engine;
-    elsewhere :func:`lax_partition`.
+    for the one not asked for); traceable.  Compiled for the CPU, the NumPy engine ``host``
+    (without one, and elsewhere, :func:`lax_partition`).
 
     >>> from axisops.requests import ArrayMeta
     >>> from axisops.rules.operations import partition_spec
@@ -261,4 +266,4 @@ def partition(x: jax.Array, spec: PartitionSpec, values: bool = True, indices: b
     Array([1, 3, 0, 2, 4], dtype=int32)
     """
     return _run(x, "partition", spec, values, indices,
-                partial(lax_partition, spec=spec, values=values, indices=indices))
+                partial(lax_partition, spec=spec, values=values, indices=indices), host)
