@@ -286,3 +286,90 @@ def test_selection_rows_are_exact_and_timed_against_their_peers(tmp_path, monkey
         torch_has_it = r["op"] not in ("partition", "argpartition")
         assert set(r["seconds"]) == {"floor", "axisops", "numpy"} | (
             {"torch"} if torch_has_it else set())
+
+
+# -- NumPy's default kinds, and the machine -------------------------------------------------
+
+def _names_with(peer, cases):
+    from axisops.bench.peers import peer_runners
+
+    return [c.name for c in cases if any(r.name == peer for r in peer_runners(c, 1, (peer,)))]
+
+
+def test_numpy_default_kinds_time_the_sorts_and_the_top_k_of_a_large_k():
+    """``numpy-default`` on the sort and argsort rows and the top-k rows of a large k
+    (k >= n/64 on rows of 1000 or more), nowhere else; the sort family is in --quick."""
+    from axisops.bench.cases import SELECT_OPS
+    from axisops.bench.peers import large_k
+
+    quick = quick_cases()
+    assert {c.op for c in quick} >= set(SELECT_OPS)
+    for cases in (CASES, quick):
+        timed = set(_names_with("numpy-default", cases))
+        assert timed == {c.name for c in cases if c.op in ("sort", "argsort") or large_k(c)}
+        assert any(c.op == "topk" for c in cases if c.name in timed)
+    names = set(_names_with("numpy-default", CASES))
+    assert "(10M,) k=624999 random" in names and "(10k, 1000) k=1000 full sort" in names
+    assert "MoE router (8192, 64) k=2" not in names and "(1, 10M) k=1000" not in names
+
+
+@pytest.mark.parametrize("op, k, largest", [("sort", 0, True), ("argsort", 0, True),
+                                            ("topk", 100, True), ("topk", 100, False),
+                                            ("topk", 2000, True)])
+def test_numpy_default_gives_the_same_elements_in_its_own_order(op, k, largest):
+    import axisops
+    from axisops.bench.peers import numpy_default
+
+    x = np.random.default_rng(3).integers(0, 50, size=(3, 2000)).astype(np.float32)
+    got = numpy_default(x, Case("c", x.shape, k=k, op=op, largest=largest))
+    if op == "sort":
+        assert np.array_equal(got, np.sort(x, kind="stable"))
+    elif op == "argsort":
+        assert np.array_equal(np.take_along_axis(x, got, -1), np.sort(x, kind="stable"))
+    else:
+        values, indices = got
+        assert np.array_equal(np.take_along_axis(x, indices, -1), values)
+        want = axisops.topk(x, k, largest=largest).values
+        assert np.array_equal(np.sort(values), np.sort(want))
+
+
+def test_numpy_default_is_shown_but_never_the_best_peer():
+    r = _record((Target(peer="best", min_speedup=2), Target(peer="numpy-default",
+                                                             min_speedup=0.5)),
+                floor=1.0, axisops=2.0, numpy=10.0, **{"numpy-default": 1.0})
+    assert r["best_peer"] == "numpy" and r["speedup_vs_best_peer"] == pytest.approx(5.0)
+    assert [(t["value"], t["met"]) for t in r["targets"]] == [("5.00x", True),
+                                                               ("0.50x", True)]
+    assert r["x_floor"]["numpy-default"] == pytest.approx(1.0)
+
+
+def test_every_run_records_the_cpu_and_the_cores_level(tmp_path, monkeypatch):
+    """The JSON and the first printed line of a run, and of a --frameworks run, name the
+    CPU model and the compiled core's instruction-set level; the sort rows time
+    numpy-default beside numpy."""
+    from axisops.bench import frameworks
+    from axisops.bench import main as bench_main
+    from axisops.bench.report import machine
+    from axisops.engines import cpu
+
+    isa, model = cpu.describe()["isa"], machine()["cpu"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "axisops", "bench", "--quick", "--cases", "sort (10k, 1000)",
+         "--peers", "numpy,numpy-default", "--repeats", "1", "--json", "b.json"],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith(f"# {model}, ") and f"; core {isa} (this CPU runs " in first
+    payload = json.loads((tmp_path / "b.json").read_text())
+    assert payload["machine"]["cpu"] == model and payload["machine"]["core"]["isa"] == isa
+    assert [r["op"] for r in payload["cases"]] == ["sort", "argsort"]
+    assert all(r["exact"] and r["seconds"]["numpy-default"] > 0 for r in payload["cases"])
+    monkeypatch.setattr(frameworks, "run", lambda out, quick, repeats: [])
+    args = bench_main.build_parser().parse_args(["--frameworks", "--json",
+                                                 str(tmp_path / "f.json")])
+    out = tmp_path / "f.txt"
+    with out.open("w") as stream:
+        bench_main.run(args, stream)
+    first = out.read_text().splitlines()[0]
+    assert first.startswith(f"# {model}, ") and f"; core {isa} (this CPU runs " in first
+    assert json.loads((tmp_path / "f.json").read_text())["machine"]["core"]["isa"] == isa

@@ -29,6 +29,8 @@ __all__ = ["current_table", "history_table", "parse_name", "write_snippets"]
 NAME = re.compile(
     r"^bench-(\d{4}-\d{2}-\d{2})-(\d{2})(\d{2})-([0-9a-f]{7,40})(?:-([\w-]+))?\.json$")
 PEERS = ("numpy", "torch", "jax", "ort")
+#: Every peer column, in order: those of PEERS always, the others where a run timed them.
+COLUMNS = ("numpy", "numpy-default", "torch", "jax", "ort")
 NO_CURRENT = ("*No current table yet: it is written by* `axisops bench --rounds 3 --json "
               "docs/figures/bench.json --plot docs/figures/bench.png` *and* "
               "`python -m axisops.bench.history docs/figures`.")
@@ -93,13 +95,15 @@ def current_table(path: Path) -> str:
         return NO_CURRENT + "\n"
     payload = json.loads(path.read_text())
     m = payload["machine"]
+    peers = [p for p in COLUMNS
+             if p in PEERS or any(p in c["seconds"] for c in payload["cases"])]
     versions = ", ".join(f"{k} {v}" for k, v in m.get("versions", {}).items())
     lines = [f"Run of {payload['when']} on {m['cpu']}, {m['cpus']} CPUs, {m['threads']} "
              f"threads ({m['platform']}); {versions}; {payload['rounds']} rounds x "
              f"{payload['repeats']} calls a row, medians in ms.", "",
-             "| case | floor | axisops | x floor | " + " | ".join(PEERS)
+             "| case | floor | axisops | x floor | " + " | ".join(peers)
              + " | vs best peer | exact | targets |",
-             "|---|---:|---:|---:|" + "---:|" * len(PEERS) + "---:|---|---|"]
+             "|---|---:|---:|---:|" + "---:|" * len(peers) + "---:|---|---|"]
     for c in payload["cases"]:
         t = c["seconds"]
         best = c.get("speedup_vs_best_peer")
@@ -108,7 +112,7 @@ def current_table(path: Path) -> str:
                             for v in c["targets"]) or "-"
         lines.append(f"| {c['case']} | {_ms(t['floor'])} | **{_ms(t['axisops'])}** "
                      f"| {c['x_floor']['axisops']:.2f} | "
-                     + " | ".join(_ms(t.get(p)) for p in PEERS)
+                     + " | ".join(_ms(t.get(p)) for p in peers)
                      + f" | {'-' if best is None else f'{best:.1f}x'} "
                      f"| {'yes' if c['exact'] else 'NO'} | {targets} |")
     return "\n".join(lines) + "\n"

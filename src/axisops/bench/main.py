@@ -28,7 +28,7 @@ from axisops.config import get_num_threads
 from .cases import CASES, SELECT_OPS, Case, make_index, make_input, quick_cases
 from .memory import measure
 from .peers import axisops_runner, floor_runner, missing_peers, peer_runners, select_k
-from .report import PEERS, Table, case_record, machine, write_json, write_png
+from .report import PEERS, Table, case_record, header, machine, write_json, write_png
 from .timing import IDLE_SECONDS, WARM_SECONDS, CaseTimes, time_case
 
 __all__ = ["build_parser", "main", "run"]
@@ -110,7 +110,9 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     if args.frameworks:
         from . import frameworks
 
-        payload = {"machine": machine(), "quick": args.quick,
+        info = machine()
+        print(header(info), file=out)
+        payload = {"machine": info, "quick": args.quick,
                    "when": time.strftime("%Y-%m-%d %H:%M:%S"),
                    "frameworks": frameworks.run(out, args.quick, args.repeats)}
         _write(args, payload, [], out)
@@ -120,8 +122,8 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> dict[str, Any]:
     wanted = tuple(p.strip() for p in args.peers.split(",") if p.strip())
     info = machine()
     rounds = max(1, args.rounds)
-    print(f"# {info['cpu']}, {info['cpus']} CPUs, {get_num_threads()} threads; "
-          f"median of {repeats}" + (f" calls x {rounds} rounds" if rounds > 1 else "")
+    print(header(info), file=out)
+    print(f"# median of {repeats}" + (f" calls x {rounds} rounds" if rounds > 1 else "")
           + "; times in ms" + ("; quick: reduced shapes, no targets" if args.quick else ""),
           file=out)
     missing = missing_peers(wanted)

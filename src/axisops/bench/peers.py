@@ -4,6 +4,11 @@ Each implementation is a :class:`Runner`: ``prepare`` turns the shared NumPy
 input into the implementation's own array type once, outside the timing
 (torch shares the memory; JAX copies it to its device), and ``call`` is the
 timed operation, returning when the result is complete.
+
+``numpy`` gives what axisops gives (stable sorts, top-k in order); ``numpy-default``
+is NumPy's default kinds beside it, which give no order among equal elements (the
+sorts) or none at all (a top-k by ``argpartition``): the route a NumPy user takes when
+the order does not matter.
 """
 
 from __future__ import annotations
@@ -21,12 +26,18 @@ from axisops.dtypes import as_dtype
 
 from .cases import SELECT_OPS, Case
 
-__all__ = ["Runner", "axisops_runner", "floor_runner", "missing_peers", "numpy_select",
-           "numpy_topk", "peer_runners", "select_k"]
+__all__ = ["LARGE_K_FRACTION", "Runner", "axisops_runner", "floor_runner", "large_k",
+           "missing_peers", "numpy_default", "numpy_select", "numpy_topk", "peer_runners",
+           "select_k"]
 
 #: The modules each peer needs, and the pip extra that installs them.
 PEER_NEEDS = {"torch": (("torch",), "torch"), "jax": (("jax",), "jax"),
               "ort": (("onnx", "onnxruntime"), "bench")}
+
+#: A top-k row's k is large from k >= n / LARGE_K_FRACTION on rows of 1000 or more
+#: (where the core selects the k-th element first): ``numpy-default`` times
+#: ``argpartition`` alone there.
+LARGE_K_FRACTION = 64
 
 
 @dataclass(frozen=True)
@@ -127,6 +138,42 @@ def numpy_select(x: np.ndarray, case: Case) -> Any:
     k = select_k(case, x.shape[axis])
     idx = np.take(np.argpartition(x, k - 1, axis=axis), [k - 1], axis=axis)
     return np.take_along_axis(x, idx, axis), idx
+
+
+def large_k(case: Case) -> bool:
+    """Whether ``case`` is a top-k of a large k (see :data:`LARGE_K_FRACTION`).
+
+    >>> large_k(Case("c", (1, 10_000), k=200)), large_k(Case("c", (8192, 64), k=2))
+    (True, False)
+    """
+    n = case.shape[case.axis]
+    return case.op == "topk" and n >= 1000 and case.k * LARGE_K_FRACTION >= n
+
+
+def numpy_default(x: np.ndarray, case: Case) -> Any:
+    """NumPy's default kinds: ``np.sort`` / ``np.argsort`` (no order among equal
+    elements) for the sort rows; for a top-k of a large k, ``argpartition`` and a take
+    (the k elements and their indices in no order; the default ``argsort`` where k is
+    the whole row)."""
+    axis, n, k = case.axis, x.shape[case.axis], case.k
+    if case.op == "sort":
+        return np.sort(x, axis=axis)
+    if case.op == "argsort" or k >= n:
+        idx = np.argsort(x, axis=axis)
+        return idx if case.op == "argsort" else (np.take_along_axis(x, idx, axis), idx)
+    kth = n - k if case.largest else k - 1
+    idx = np.take(np.argpartition(x, kth, axis=axis),
+                  np.arange(n - k, n) if case.largest else np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis), idx
+
+
+def _numpy_default(case: Case) -> Runner | None:
+    """``numpy-default`` where NumPy has a default kind that gives less than axisops: the
+    sorts and the top-k of a large k (on the partition rows ``numpy`` already is
+    ``np.partition``)."""
+    if case.op in ("sort", "argsort") or large_k(case):
+        return Runner("numpy-default", _numpy_inputs, lambda a: numpy_default(a[0], case))
+    return None
 
 
 def _numpy(case: Case) -> Runner:
@@ -309,6 +356,8 @@ def peer_runners(case: Case, threads: int, wanted: tuple[str, ...]) -> list[Runn
     found: list[Runner | None] = []
     if "numpy" in wanted:
         found.append(_numpy(case))
+    if "numpy-default" in wanted:
+        found.append(_numpy_default(case))
     if "torch" in wanted and _installed("torch"):
         found.append(_torch(case, threads))
     if "jax" in wanted and _installed("jax"):

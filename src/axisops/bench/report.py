@@ -16,27 +16,35 @@ from axisops.config import get_num_threads
 from .cases import Target
 from .timing import CaseTimes
 
-__all__ = ["Table", "case_record", "machine", "write_json", "write_png"]
+__all__ = ["PARTIAL_PEERS", "PEERS", "Table", "case_record", "header", "machine",
+           "write_json", "write_png"]
 
-PEERS = ("numpy", "torch", "jax", "ort")
+PEERS = ("numpy", "numpy-default", "torch", "jax", "ort")
+#: Peers that give less than axisops (no order among equal elements, or none): shown
+#: beside the others, never the best peer a target is held to.
+PARTIAL_PEERS = frozenset({"numpy-default"})
 
 
-def machine() -> dict[str, Any]:
-    """The machine and software the figures come from."""
-    model = platform.processor() or platform.machine()
+def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    versions = {"axisops": __version__, "numpy": np.__version__,
-                "python": platform.python_version()}
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict[str, Any]:
+    """The machine and software the figures come from: the CPU model, the compiled
+    core's instruction-set level, the levels this CPU runs, its compiler and build
+    (:func:`axisops.engines.cpu.describe`, less its pool's workers, which vary)."""
     from axisops.engines import cpu
 
-    core = cpu.describe()
-    versions["axisops_core"] = f"{core['isa']}, {core['compiler']}"
+    core = {k: v for k, v in cpu.describe().items() if k != "pool_workers"}
+    versions = {"axisops": __version__, "numpy": np.__version__,
+                "python": platform.python_version(),
+                "axisops_core": f"{core['isa']}, {core['compiler']}"}
     for name in ("torch", "jax", "onnxruntime"):
         try:
             from importlib.metadata import version
@@ -44,8 +52,31 @@ def machine() -> dict[str, Any]:
             versions[name] = version(name)
         except Exception:
             continue
-    return {"cpu": model, "cpus": os.cpu_count(), "threads": get_num_threads(),
-            "platform": platform.platform(), "versions": versions}
+    return {"cpu": _cpu_model(), "core": core, "cpus": os.cpu_count(),
+            "threads": get_num_threads(), "platform": platform.platform(),
+            "versions": versions}
+
+
+def header(info: dict[str, Any]) -> str:
+    """The run's first line: the machine, and the core's level among those the CPU runs.
+
+    >>> header({"cpu": "AMD EPYC", "cpus": 2, "threads": 2, "core": {"isa": "avx2",
+    ...     "isa_available": ["avx2", "avx512"], "compiler": "GNU 12.2.0", "build": "Release"}})
+    '# AMD EPYC, 2 CPUs, 2 threads; core avx2 (this CPU runs avx2, avx512), GNU 12.2.0 Release'
+    """
+    core = info["core"]
+    return (f"# {info['cpu']}, {info['cpus']} CPUs, {info['threads']} threads; core "
+            f"{core['isa']} (this CPU runs {', '.join(core['isa_available'])}), "
+            f"{core['compiler']} {core['build']}")
+
+
+def _reference(target: Target, t: dict[str, float]) -> float | None:
+    """The time ``target`` holds axisops' to: its peer's, or for ``"best"`` the fastest
+    of the peers that give what axisops gives (None: not timed)."""
+    if target.peer != "best":
+        return t.get(target.peer or "")
+    full = [s for p, s in t.items() if p in PEERS and p not in PARTIAL_PEERS]
+    return min(full) if full else None
 
 
 def _check(target: Target, t: dict[str, float], twin: float | None
@@ -54,9 +85,7 @@ def _check(target: Target, t: dict[str, float], twin: float | None
     ours = t["axisops"]
     shown, verdicts = [], []
     if target.min_speedup is not None:
-        peers = {p: s for p, s in t.items() if p in PEERS}
-        ref = min(peers.values()) if target.peer == "best" and peers else peers.get(
-            target.peer or "")
+        ref = _reference(target, t)
         if ref is not None:
             shown.append(f"{ref / ours:.2f}x")
             verdicts.append(ref / ours >= target.min_speedup)
@@ -76,7 +105,7 @@ def case_record(ct: CaseTimes, exact: bool | None, twin: float | None = None
     """Everything measured for one case, with ratios and target verdicts; ``twin`` is
     axisops' time on the case's random-data twin, when it has one."""
     t = ct.seconds
-    peers = {p: t[p] for p in PEERS if p in t}
+    peers = {p: t[p] for p in PEERS if p in t and p not in PARTIAL_PEERS}
     best = min(peers, key=peers.__getitem__) if peers else None
     targets = []
     for target in ct.case.targets:
