@@ -91,12 +91,8 @@ class Call:
             from .torch import library  # registers the axisops:: operators when first run
 
             result = library.run(spec, engine.name, self.a, index, want, function, sparse_grad)
-        else:
-            arrays = [self.adapter.to_engine(self.a, engine)]
-            if index is not None:
-                arrays.append(self.adapter.to_engine(index, engine, "index"))
-            result = spec.compute(engine, *arrays, want=want)
-        return self.adapter.from_engine(result, self.x, spec)
+            return self.adapter.from_engine(result, self.x, spec)
+        return self.adapter.compute(engine, spec, self.a, self.x, index, want)
 
 
 def engine_for(like: Any, backend: str | None = None) -> Engine:

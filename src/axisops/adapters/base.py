@@ -7,8 +7,7 @@ The runner (:mod:`axisops.runner`) drives it, once per call::
     a = adapter.take(x, "x")                  # the array as this adapter holds it
     spec = topk_spec(adapter.meta(a, "x"), ...)
     engine = registry.choose(x, backend, spec, a=a, adapter=adapter)
-    result = spec.compute(engine, adapter.to_engine(a, engine))
-    return adapter.from_engine(result, x, spec)   # back in x's own type
+    return adapter.compute(engine, spec, a, x)   # to_engine, the engine, from_engine
 
 An adapter never computes, never chooses and imports no engine: it is given the
 engine, and reads its ``array_type`` (the torch adapter views CPU tensors as
@@ -22,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from ..requests import ArrayMeta, Spec
+from ..requests import BOTH, ArrayMeta, Spec
 
 __all__ = ["Adapter", "each"]
 
@@ -84,6 +83,16 @@ class Adapter(ABC):
         """An engine's result for ``spec`` (an array, or a tuple of them with ``None`` for
         an output not asked for) in the type of ``like``, the user's array."""
         return result
+
+    def compute(self, engine: Any, spec: Spec, a: Any, like: Any, index: Any = None,
+                want: tuple[bool, bool] = BOTH) -> Any:
+        """``engine``'s result for ``spec`` on the taken ``a`` (and ``index``, a gather's),
+        given as it reads them, back in the type of ``like``; ``want``: see
+        :meth:`axisops.requests.SortSpec.compute`."""
+        arrays = [self.to_engine(a, engine)]
+        if index is not None:
+            arrays.append(self.to_engine(index, engine, "index"))
+        return self.from_engine(spec.compute(engine, *arrays, want=want), like, spec)
 
     def __repr__(self) -> str:
         return f"<axisops adapter {self.name!r}>"

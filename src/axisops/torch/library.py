@@ -169,11 +169,7 @@ def _engine(x: Tensor, backend: str | None, spec: Spec) -> Engine:
 def _compute(x: Tensor, spec: Spec, backend: str | None, index: Tensor | None = None,
              want: tuple[bool, bool] = BOTH) -> Any:
     """The operators' kernel: ``spec`` on the engine :func:`_engine` finds, as tensors."""
-    engine = _engine(x, backend, spec)
-    arrays = [ADAPTER.to_engine(x, engine)]
-    if index is not None:
-        arrays.append(ADAPTER.to_engine(index, engine, "index"))
-    return ADAPTER.from_engine(spec.compute(engine, *arrays, want=want), x, spec)
+    return ADAPTER.compute(_engine(x, backend, spec), spec, x, x, index, want)
 
 
 def _records(x: Tensor) -> bool:
