@@ -113,10 +113,6 @@ __all__ = ["run"]
 _INT64 = np.dtype(np.int64)
 _LIB = torch.library.Library("axisops", "DEF")
 _LIB.define(
-    "topk(Tensor x, SymInt k, int dim, bool largest, bool sorted, str? backend=None) "
-    "-> (Tensor, Tensor)"
-)
-_LIB.define(
     "gather(Tensor x, int dim, Tensor index, str? backend=None, *, bool sparse_grad=False) "
     "-> Tensor"
 )
@@ -198,97 +194,9 @@ def _scatter_into(grad: Tensor, shape: Any, dim: int, index: Tensor, add: bool) 
     return zeros.scatter_add(dim, index, grad) if add else zeros.scatter(dim, index, grad)
 
 
-# ---- top-k ------------------------------------------------------------------------------------
-
-
-def _topk_spec(x: Tensor, k: Any, dim: int, largest: bool, sorted: bool) -> TopKSpec:
-    return topk_spec(_meta(x, "x"), k, dim, largest, sorted, None)
-
-
-@boundary("topk")
-def _topk_impl(x, k, dim, largest, sorted, backend=None):
-    values, indices = _compute(x, _topk_spec(x, k, dim, largest, sorted), backend)
-    # The fake outputs are contiguous and compiled code relies on real ones
-    # matching them; the kernels' outputs are (so this copies nothing).
-    return values.contiguous(), indices.contiguous()
-
-
-@boundary("topk")
-def _topk_fake(x, k, dim, largest, sorted, backend=None):
-    spec = _topk_spec(x, k, dim, largest, sorted)
-    shape = list(x.shape)
-    shape[spec.axis] = spec.k
-    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
-
-
-class _TopKFunction(torch.autograd.Function):
-    """The derivatives of ``axisops::topk``'s values; indices have none.
-
-    Reverse mode puts each value's gradient at its index (the tie rule already
-    chose which of equal elements that is); forward mode takes the tangent at
-    the same indices, as ``torch.topk``'s formulas do.  Both formulas are torch
-    operations, so they differentiate again (double backward,
-    forward-over-reverse).  Under ``torch.func`` see the module docstring.
-    """
-
-    @staticmethod
-    def forward(x, k, dim, largest, sorted, backend):
-        with torch._C._AutoDispatchBelowAutograd():
-            return _TOPK_OP(x, k, dim, largest, sorted, backend)
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        x, _, dim = inputs[:3]
-        indices = output[1]
-        ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
-        ctx.save_for_forward(indices)
-        ctx.shape = x.shape
-        ctx.dim = dim % x.dim()
-
-    @staticmethod
-    def backward(ctx, grad_values, _grad_indices):
-        (indices,) = ctx.saved_tensors
-        grad = _scatter_into(grad_values, ctx.shape, ctx.dim, indices, add=False)
-        return grad, None, None, None, None, None
-
-    @staticmethod
-    def jvp(ctx, tangent, *_):
-        (indices,) = ctx.saved_tensors
-        return torch.gather(tangent, ctx.dim, indices), None
-
-
-def _topk_autograd(keyset, x, k, dim, largest, sorted, backend=None):
-    if not _records(x):
-        return _TOPK_OP.redispatch(keyset & _BELOW_AUTOGRAD, x, k, dim, largest, sorted, backend)
-    if torch._C._are_functorch_transforms_active():
-        # torch.func: see the module docstring (the same bits, from torch.gather).
-        with torch._C._AutoDispatchBelowAutograd():
-            indices = _TOPK_OP(x, k, dim, largest, sorted, backend)[1]
-        return torch.gather(x, dim, indices), indices
-    return _TopKFunction.apply(x, k, dim, largest, sorted, backend)
-
-
-def _topk_vmap(info, in_dims, x, k, dim, largest, sorted, backend=None):
-    if in_dims[0] is None:
-        return _TOPK_OP(x, k, dim, largest, sorted, backend), (None, None)
-    x = x.movedim(in_dims[0], 0)
-    # Validated on the unbatched shape, so a bad dim is the caller's dim.
-    spec = topk_spec(_logical_meta(x), k, dim, largest, sorted, None)
-    return _TOPK_OP(x, k, spec.axis + 1, largest, sorted, backend), (0, 0)
-
-
 def _logical_meta(batched: Tensor) -> ArrayMeta:
     meta = _meta(batched, "x")
     return ArrayMeta(meta.shape[1:], meta.dtype)
-
-
-_LIB.impl("topk", _hidden_from_dynamo(_topk_impl), "CompositeExplicitAutograd")
-_LIB.impl("topk", _topk_autograd, "Autograd", with_keyset=True)
-torch.library.register_fake("axisops::topk", _topk_fake, lib=_LIB)
-torch.library.register_vmap("axisops::topk", _topk_vmap, lib=_LIB)
-#: The operator, as the autograd and vmap rules call it (:func:`topk` calls ``_TOPK``).
-_TOPK_OP = _TOPK = torch.ops.axisops.topk.default
 
 
 # ---- gather and take_along_axis ---------------------------------------------------------------
@@ -399,8 +307,10 @@ _GATHER = {
 
 
 
-# ---- the selection family: sort, argsort, kthvalue (and median), partition, argpartition ------
+# ---- along an axis: top-k and the selection family ----------------------------------------
 
+_LIB.define("topk(Tensor x, SymInt k, int dim, bool largest, bool sorted, str? backend=None) "
+            "-> (Tensor, Tensor)")
 _LIB.define("sort(Tensor x, int dim, bool descending, str? backend=None) -> (Tensor, Tensor)")
 _LIB.define("argsort(Tensor x, int dim, bool descending, str? backend=None) -> Tensor")
 _LIB.define("kthvalue(Tensor x, SymInt k, int dim, bool keepdim, str? backend=None) "
@@ -409,12 +319,7 @@ _LIB.define("partition(Tensor x, int[] kth, int dim, str? backend=None) -> (Tens
 _LIB.define("argpartition(Tensor x, int[] kth, int dim, str? backend=None) -> Tensor")
 
 
-def _sort_spec(x: Tensor, dim: int, descending: bool) -> SortSpec:
-    return sort_spec(_meta(x, "x"), dim, descending)
-
-
-def _kth_spec(x: Tensor, k: Any, dim: int, keepdim: bool) -> KthSpec:
-    meta = _meta(x, "x")
+def _kth_spec(meta: ArrayMeta, k: Any, dim: int, keepdim: bool) -> KthSpec:
     if _is_lower_median(k, meta, dim):
         return median_spec(meta, dim, keepdim)
     return kthvalue_spec(meta, k, dim, keepdim)
@@ -435,74 +340,55 @@ def _is_lower_median(k: Any, meta: ArrayMeta, dim: int) -> bool:
     return bool(statically_known_true(k == (n - 1) // 2 + 1))
 
 
-def _partition_spec(x: Tensor, kth: Any, dim: int) -> PartitionSpec:
-    return partition_spec(_meta(x, "x"), list(kth), dim)
+def _topk_spec(meta: ArrayMeta, k: Any, dim: int, largest: bool, sorted: bool) -> TopKSpec:
+    return topk_spec(meta, k, dim, largest, sorted, None)
 
 
-def _pair(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
-    # Contiguous, as the fake outputs are (the kernels' outputs already are).
-    return values.contiguous(), indices.contiguous()
+def _partition_spec(meta: ArrayMeta, kth: Any, dim: int) -> PartitionSpec:
+    return partition_spec(meta, list(kth), dim)
 
 
-@boundary("sort")
-def _sort_impl(x, dim, descending, backend=None):
-    return _pair(*_compute(x, _sort_spec(x, dim, descending), backend))
+_INDICES = (False, True)
+#: Each operator along an axis: its spec from ``x``'s meta and the arguments after ``x``
+#: (``backend`` aside), the outputs it returns (the ``arg`` forms: the indices alone), and
+#: the place of its ``dim`` argument (``x`` is 0).
+_ALONG = {
+    "topk": (_topk_spec, BOTH, 2),
+    "sort": (sort_spec, BOTH, 1),
+    "argsort": (sort_spec, _INDICES, 1),
+    "kthvalue": (_kth_spec, BOTH, 2),
+    "partition": (_partition_spec, BOTH, 2),
+    "argpartition": (_partition_spec, _INDICES, 2),
+}
 
 
-@boundary("argsort")
-def _argsort_impl(x, dim, descending, backend=None):
-    spec = _sort_spec(x, dim, descending)
-    return _compute(x, spec, backend, want=(False, True))[1].contiguous()
+def _spec_of(op: str, meta: ArrayMeta, args: tuple[Any, ...]) -> tuple[Any, str | None]:
+    """``op``'s spec for an ``x`` of ``meta`` and the arguments after it, and the engine they
+    name (``backend``, None where the caller left it out)."""
+    spec_of = _ALONG[op][0]
+    n = spec_of.__code__.co_argcount - 1
+    return spec_of(meta, *args[:n]), (args[n] if len(args) > n else None)
 
 
-@boundary("kthvalue")
-def _kthvalue_impl(x, k, dim, keepdim, backend=None):
-    return _pair(*_compute(x, _kth_spec(x, k, dim, keepdim), backend))
+def _register_kernels(op: str) -> None:
+    """``op``'s kernel and fake kernel, whose outputs are contiguous alike (compiled code
+    relies on real outputs matching the fake ones; the kernels' already are)."""
+    want = _ALONG[op][1]
 
+    @boundary(op)
+    def kernel(x, *args):
+        spec, backend = _spec_of(op, _meta(x, "x"), args)
+        values, indices = _compute(x, spec, backend, want=want)
+        return (values.contiguous(), indices.contiguous()) if want[0] else indices.contiguous()
 
-@boundary("partition")
-def _partition_impl(x, kth, dim, backend=None):
-    return _pair(*_compute(x, _partition_spec(x, kth, dim), backend))
+    @boundary(op)
+    def fake(x, *args):
+        shape = _spec_of(op, _meta(x, "x"), args)[0].out_shape
+        indices = x.new_empty(shape, dtype=torch.int64)
+        return (x.new_empty(shape), indices) if want[0] else indices
 
-
-@boundary("argpartition")
-def _argpartition_impl(x, kth, dim, backend=None):
-    spec = _partition_spec(x, kth, dim)
-    return _compute(x, spec, backend, want=(False, True))[1].contiguous()
-
-
-def _same_shape_fake(x: Tensor) -> tuple[Tensor, Tensor]:
-    return x.new_empty(x.shape), x.new_empty(x.shape, dtype=torch.int64)
-
-
-@boundary("sort")
-def _sort_fake(x, dim, descending, backend=None):
-    _sort_spec(x, dim, descending)
-    return _same_shape_fake(x)
-
-
-@boundary("argsort")
-def _argsort_fake(x, dim, descending, backend=None):
-    _sort_spec(x, dim, descending)
-    return x.new_empty(x.shape, dtype=torch.int64)
-
-
-@boundary("kthvalue")
-def _kthvalue_fake(x, k, dim, keepdim, backend=None):
-    shape = list(_kth_spec(x, k, dim, keepdim).out_shape)
-    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
-
-
-@boundary("partition")
-def _partition_fake(x, kth, dim, backend=None):
-    _partition_spec(x, kth, dim)
-    return _same_shape_fake(x)
-
-
-@boundary("argpartition")
-def _argpartition_fake(x, kth, dim, backend=None):
-    _partition_spec(x, kth, dim)
-    return x.new_empty(x.shape, dtype=torch.int64)
+    _LIB.impl(op, _hidden_from_dynamo(kernel), "CompositeExplicitAutograd")
+    torch.library.register_fake(f"axisops::{op}", fake, lib=_LIB)
 
 
 def _full_index(indices: Tensor, dim: int, keepdim: bool) -> Tensor:
@@ -518,10 +404,13 @@ def _selected(x: Tensor, dim: int, indices: Tensor, keepdim: bool) -> Tensor:
 
 
 def _register_selection(op: str, dim_at: int, keepdim_at: int | None) -> None:
-    """Autograd and vmap for an operator whose outputs are ``(values, indices)`` with the
-    values ``x``'s elements at the indices along its ``dim`` argument (``args[dim_at]``):
-    the sort and partition permutations, and kthvalue's one element per sequence (its
-    ``keepdim`` argument at ``keepdim_at``)."""
+    """Autograd for an operator whose outputs are ``(values, indices)`` with the values
+    ``x``'s elements at the indices along its ``dim`` argument (``args[dim_at]``): top-k's
+    selection, the sort and partition permutations, and kthvalue's one element per
+    sequence (its ``keepdim`` argument at ``keepdim_at``).  Reverse mode puts each value's
+    gradient at its index (the tie rule already chose which of equal elements that is);
+    forward mode takes the tangent at the same indices, as ``torch.topk``'s formulas do.
+    Under ``torch.func`` see the module docstring."""
     op_overload = getattr(torch.ops.axisops, op).default
 
     def keepdim_of(args: tuple[Any, ...]) -> bool:
@@ -590,47 +479,34 @@ def _register_index_only(op: str) -> None:
     _LIB.impl(op, autograd, "Autograd", with_keyset=True)
 
 
-def _register_vmap(op: str, dim_at: int, spec_of: Callable[..., Any], outputs: int) -> None:
+def _register_vmap(op: str) -> None:
     """A vmap rule: the batch becomes the leading dimension, ``dim`` is validated on the
     unbatched shape (errors name the caller's dim) and moved past it."""
     op_overload = getattr(torch.ops.axisops, op).default
+    _, want, dim_at = _ALONG[op]
+    outputs = (0, 0) if want[0] else 0
 
     def rule(info, in_dims, x, *args):
         if in_dims[0] is None:
-            return op_overload(x, *args), (None,) * outputs if outputs > 1 else None
+            return op_overload(x, *args), (None, None) if want[0] else None
         x = x.movedim(in_dims[0], 0)
-        spec = spec_of(_logical_meta(x), *args)
+        spec = _spec_of(op, _logical_meta(x), args)[0]
         moved = list(args)
         moved[dim_at - 1] = spec.axis + 1
-        return op_overload(x, *moved), (0,) * outputs if outputs > 1 else 0
+        return op_overload(x, *moved), outputs
 
     torch.library.register_vmap(f"axisops::{op}", rule, lib=_LIB)
 
 
-for _op, _impl, _fake in (
-    ("sort", _sort_impl, _sort_fake),
-    ("argsort", _argsort_impl, _argsort_fake),
-    ("kthvalue", _kthvalue_impl, _kthvalue_fake),
-    ("partition", _partition_impl, _partition_fake),
-    ("argpartition", _argpartition_impl, _argpartition_fake),
-):
-    _LIB.impl(_op, _hidden_from_dynamo(_impl), "CompositeExplicitAutograd")
-    torch.library.register_fake(f"axisops::{_op}", _fake, lib=_LIB)
+for _op, (_, _want, _dim_at) in _ALONG.items():
+    _register_kernels(_op)
+    _register_vmap(_op)
+    if _want[0]:
+        _register_selection(_op, _dim_at, 3 if _op == "kthvalue" else None)
+    else:
+        _register_index_only(_op)
 
-_register_selection("sort", 1, None)
-_register_selection("kthvalue", 2, 3)
-_register_selection("partition", 2, None)
-_register_index_only("argsort")
-_register_index_only("argpartition")
-_register_vmap("sort", 1, lambda m, dim, desc, backend=None: sort_spec(m, dim, desc), 2)
-_register_vmap("argsort", 1, lambda m, dim, desc, backend=None: sort_spec(m, dim, desc), 1)
-_register_vmap("kthvalue", 2, lambda m, k, dim, keep, backend=None:
-               kthvalue_spec(m, k, dim, keep), 2)
-_register_vmap("partition", 2, lambda m, kth, dim, backend=None:
-               partition_spec(m, list(kth), dim), 2)
-_register_vmap("argpartition", 2, lambda m, kth, dim, backend=None:
-               partition_spec(m, list(kth), dim), 1)
-
+_TOPK = torch.ops.axisops.topk.default
 _SORT = torch.ops.axisops.sort.default
 _ARGSORT = torch.ops.axisops.argsort.default
 _KTHVALUE = torch.ops.axisops.kthvalue.default
