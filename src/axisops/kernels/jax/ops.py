@@ -51,7 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ...requests import GatherSpec, TopKSpec
+from ...requests import BOTH, GatherSpec, KthSpec, Spec, TopKSpec
 from ...rules.types import check_axis_length, check_narrowed_index
 
 __all__ = ["gather", "lax_topk", "order_key", "take", "topk"]
@@ -287,47 +287,67 @@ def _buffer_callback() -> Any:
     return buffer_callback
 
 
-def _host_kernel(spec: TopKSpec, engine: Any) -> Any:
+def _host_kernel(spec: Spec, want: tuple[bool, bool], engine: Any) -> Any:
     """The host function of a callback: the NumPy ``engine`` on a NumPy view of the input
-    buffer, writing into the output buffers XLA hands over.
-
-    Under ``vmap`` the batch arrives as leading dimensions: the spec is the
-    validated one with those dimensions in front (the axis counted from the end).
-    """
+    buffer, its results in the output buffers XLA hands over (values, indices: those
+    ``want`` asks for), top-k's written there in place.  Under ``vmap`` the batch arrives
+    as leading dimensions: the spec is the validated one with those in front (the axis
+    counted from the end)."""
     from_end = spec.axis - len(spec.shape)
 
     def run(_context: Any, out: Any, x: Any) -> None:
         a = np.asarray(x)
         piece = spec if a.shape == spec.shape else spec.replace(
             shape=a.shape, axis=a.ndim + from_end)
-        engine.topk_into(a, piece, np.asarray(out[0]), np.asarray(out[1]))
+        buffers = [np.asarray(b) for b in out]
+        if isinstance(spec, TopKSpec):
+            engine.topk_into(a, piece, *buffers)
+            return
+        got = [r for wanted, r in zip(want, piece.compute(engine, a, want=want)) if wanted]
+        for buffer, result in zip(buffers, got):
+            buffer[...] = result
 
     return run
 
 
-def _host_call(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype, host: Any):
-    shape = spec.out_shape
-    results = (jax.ShapeDtypeStruct(shape, x.dtype), jax.ShapeDtypeStruct(shape, index_dtype))
-    return _buffer_callback()(_host_kernel(spec, host), results, vmap_method="expand_dims")(x)
+def _host_call(x: jax.Array, spec: Spec, want: tuple[bool, bool], itype: np.dtype, host: Any):
+    results = tuple(jax.ShapeDtypeStruct(spec.out_shape, dtype)
+                    for wanted, dtype in zip(want, (x.dtype, itype)) if wanted)
+    kernel = _host_kernel(spec, want, host)
+    got = iter(_buffer_callback()(kernel, results, vmap_method="expand_dims")(x))
+    return tuple(next(got) if wanted else None for wanted in want)
 
 
-@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
-def _host_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype, host: Any):
-    """The host kernels' top-k, with the derivative of :func:`take` at its indices."""
-    return _host_call(x, spec, index_dtype, host)
+def _tangent_at(tangent: jax.Array, indices: jax.Array, spec: Spec) -> jax.Array:
+    """The tangent of values taken at ``indices``: the input's tangent at the same place."""
+    if isinstance(spec, KthSpec):
+        full = indices.reshape(spec.shape[:spec.axis] + (1,) + spec.shape[spec.axis + 1:])
+        return jnp.take_along_axis(tangent, full, axis=spec.axis).reshape(spec.out_shape)
+    return jnp.take_along_axis(tangent, indices, axis=spec.axis)
 
 
-@_host_topk.defjvp
-def _host_topk_jvp(spec, index_dtype, host, primals, tangents):
-    values, indices = _host_topk(primals[0], spec, index_dtype, host)
-    tangent = jnp.take_along_axis(tangents[0], indices, axis=spec.axis)
-    return (values, indices), (tangent, np.zeros(indices.shape, jax.dtypes.float0))
+@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
+def _host(x: jax.Array, spec: Spec, want: tuple[bool, bool], itype: np.dtype, host: Any):
+    """The host kernels' result, with the derivative of :func:`take` at its indices."""
+    return _host_call(x, spec, want, itype, host)
 
 
-def _cpu_topk(x: jax.Array, spec: TopKSpec, index_dtype: np.dtype, host: Any):
-    if jnp.issubdtype(x.dtype, jnp.inexact):
-        return _host_topk(x, spec, index_dtype, host)
-    return _host_call(x, spec, index_dtype, host)  # nothing to differentiate
+@_host.defjvp
+def _host_jvp(spec, want, itype, host, primals, tangents):
+    # Through _host itself, so that a derivative of this one has a rule too.
+    values, indices = _host(primals[0], spec, BOTH, itype, host)
+    tangent = _tangent_at(tangents[0], indices, spec)
+    float0 = np.zeros(indices.shape, jax.dtypes.float0)
+    return ((values if want[0] else None, indices if want[1] else None),
+            (tangent if want[0] else None, float0 if want[1] else None))
+
+
+def on_host(x: jax.Array, spec: Spec, want: tuple[bool, bool], itype: np.dtype, host: Any):
+    """``spec``'s outputs (those ``want`` asks for, ``itype`` indices) on the NumPy engine
+    ``host``, through a buffer callback: a program compiled for the CPU."""
+    if want[0] and jnp.issubdtype(x.dtype, jnp.inexact):
+        return _host(x, spec, want, itype, host)
+    return _host_call(x, spec, want, itype, host)  # nothing to differentiate
 
 
 def topk(x: jax.Array, spec: TopKSpec, host: Any = None) -> tuple[jax.Array, jax.Array]:
@@ -361,7 +381,7 @@ def topk(x: jax.Array, spec: TopKSpec, host: Any = None) -> tuple[jax.Array, jax
         return lax_topk(x, spec)
     return lax.platform_dependent(
         x,
-        cpu=partial(_cpu_topk, spec=spec, index_dtype=index_dtype, host=host),
+        cpu=partial(on_host, spec=spec, want=BOTH, itype=index_dtype, host=host),
         default=partial(lax_topk, spec=spec),
     )
 

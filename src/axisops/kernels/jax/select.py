@@ -35,7 +35,7 @@ from jax import lax
 
 from ...requests import KthSpec, PartitionSpec, SortSpec
 from ...rules.types import check_axis_length, check_narrowed_index
-from .ops import _buffer_callback, order_key, take
+from .ops import _buffer_callback, on_host, order_key, take
 
 __all__ = ["kthvalue", "lax_kthvalue", "lax_partition", "lax_sort", "partition", "sort"]
 
@@ -130,83 +130,8 @@ def lax_partition(x: jax.Array, spec: PartitionSpec, values: bool = True,
 # ---- the CPU: the host kernels through a buffer callback ------------------------------------
 
 
-def _engine_call(engine: Any, method: str, a: np.ndarray, spec: Spec, values: bool,
-                 indices: bool) -> tuple[Any, Any]:
-    if method == "kthvalue":
-        return engine.kthvalue(a, spec)
-    return getattr(engine, method)(a, spec, values, indices)
-
-
-def _host_kernel(method: str, spec: Spec, values: bool, indices: bool, engine: Any) -> Any:
-    """The host function of a callback: the NumPy ``engine`` on a NumPy view of the input
-    buffer, its results copied into the output buffers XLA hands over (in the order
-    values, indices; only those asked for).  Under ``vmap`` the batch arrives as leading
-    dimensions: the spec is the validated one with those in front."""
-    from_end = spec.axis - len(spec.shape)
-
-    def run(_context: Any, out: Any, x: Any) -> None:
-        a = np.asarray(x)
-        piece = spec if a.shape == spec.shape else spec.replace(
-            shape=a.shape, axis=a.ndim + from_end)
-        got = _engine_call(engine, method, a, piece, values, indices)
-        buffers = iter(out)
-        for wanted, result in zip((values, indices), got):
-            if wanted:
-                np.asarray(next(buffers))[...] = result
-
-    return run
-
-
-def _out_shape(spec: Spec) -> tuple[int, ...]:
-    return spec.out_shape
-
-
-def _host_call(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool,
-               host: Any):
-    itype = index_dtype(spec)
-    shape = _out_shape(spec)
-    results = []
-    if values:
-        results.append(jax.ShapeDtypeStruct(shape, x.dtype))
-    if indices:
-        results.append(jax.ShapeDtypeStruct(shape, itype))
-    kernel = _host_kernel(method, spec, values, indices, host)
-    got = iter(_buffer_callback()(kernel, tuple(results), vmap_method="expand_dims")(x))
-    return (next(got) if values else None, next(got) if indices else None)
-
-
-def _tangent_at(tangent: jax.Array, indices: jax.Array, spec: Spec) -> jax.Array:
-    """The tangent of values taken at ``indices``: the input's tangent at the same place."""
-    if isinstance(spec, KthSpec):
-        full = indices.reshape(spec.shape[:spec.axis] + (1,) + spec.shape[spec.axis + 1:])
-        return jnp.take_along_axis(tangent, full, axis=spec.axis).reshape(spec.out_shape)
-    return jnp.take_along_axis(tangent, indices, axis=spec.axis)
-
-
-@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4, 5))
-def _host_select(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool,
-                 host: Any):
-    """The host kernels' result, with the derivative of :func:`take` at its indices."""
-    return _host_call(x, method, spec, values, indices, host)
-
-
-@_host_select.defjvp
-def _host_select_jvp(method, spec, values, indices, host, primals, tangents):
-    got_values, got_indices = _host_call(primals[0], method, spec, True, True, host)
-    tangent = _tangent_at(tangents[0], got_indices, spec)
-    float0 = np.zeros(got_indices.shape, jax.dtypes.float0)
-    return ((got_values if values else None, got_indices if indices else None),
-            (tangent if values else None, float0 if indices else None))
-
-
-def _cpu(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool, host: Any):
-    if values and jnp.issubdtype(x.dtype, jnp.inexact):
-        return _host_select(x, method, spec, values, indices, host)
-    return _host_call(x, method, spec, values, indices, host)  # nothing to differentiate
-
-
 def _empty(x: jax.Array, spec: Spec, values: bool, indices: bool):
-    shape = _out_shape(spec)
+    shape = spec.out_shape
     return (jnp.zeros(shape, x.dtype) if values else None,
             jnp.zeros(shape, index_dtype(spec)) if indices else None)
 
@@ -219,7 +144,7 @@ def _run(x: jax.Array, method: str, spec: Spec, values: bool, indices: bool, on_
     if host is None or _buffer_callback() is None:
         return on_lax(x)
     return lax.platform_dependent(
-        x, cpu=partial(_cpu, method=method, spec=spec, values=values, indices=indices,
+        x, cpu=partial(on_host, spec=spec, want=(values, indices), itype=index_dtype(spec),
                        host=host),
         default=on_lax)
 
