@@ -469,12 +469,15 @@ def _console_script(folder, before_the_call="pass"):
     return path
 
 
+#: axisops.__main__.START_HOOK: not imported here, as importing that module is starting
+#: the command (it takes SIGINT over).
+START_HOOK = "AXISOPS_TEST_START"
+
+
 def _stopped_at(point, command):
     """Run ``command`` (signals at their defaults), stopped at the start-up ``point`` (the
     hook of ``axisops.__main__``); once it says it is there, send SIGINT.  Returns
     (whether NumPy was imported already, status, stdout, stderr)."""
-    from axisops.__main__ import START_HOOK
-
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
     try:
@@ -513,6 +516,18 @@ def test_a_ctrl_c_at_any_point_of_start_up_exits_130_without_a_word(tmp_path, po
     command = ([sys.executable, "-m", "axisops", "info"] if launcher == "python -m axisops"
                else [sys.executable, str(_console_script(tmp_path)), "info"])
     assert _stopped_at(point, command) == (numpy, 130, "", "")
+
+
+def test_the_hook_is_the_entry_modules_and_the_command_line_leaves_sigint_alone():
+    """Only the entry module takes SIGINT over when imported; the command line's modules
+    (imported by programs and tests) leave it as it is."""
+    code = ("import signal, axisops.cli, axisops.cli.main; "
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler); "
+            "import axisops.__main__ as m; print(m.START_HOOK, "
+            "signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    proc = subprocess.run(python_with_default_signals("-c", code), capture_output=True,
+                          text=True, env=cli_env(), timeout=120)
+    assert proc.stdout.split() == ["True", START_HOOK, "False"], proc.stderr
 
 
 def test_the_installed_script_also_exits_130_without_a_word():

@@ -8,8 +8,10 @@ nothing to undo or to say.  :func:`axisops.cli.main.main` hands SIGINT back to P
 once the command is parsed, just before it runs, and the command's own handling
 (one line, temporary files removed) takes over.
 
-Python's own start-up and ``import axisops`` (which imports almost nothing) come
-before this module; a Ctrl-C there is Python's.
+Importing this module is starting the command, so nothing but the script and
+``python -m`` imports it (nor does pytest's doctest collection: it skips
+``__main__.py``).  Python's own start-up and ``import axisops`` (which imports almost
+nothing) come before it; a Ctrl-C there is Python's.
 """
 
 import contextlib
