@@ -329,16 +329,10 @@ class Median(NamedTuple):
     indices: Any
 
 
-def _sort(x: Any, axis: Any, descending: Any, backend: str | None, values: bool) -> Any:
+def _one(x: Any, spec_of: Any, backend: str | None, values: bool) -> Any:
+    """The values (or the indices) of a sort or partition of ``x`` (``spec_of(meta)``)."""
     call = Call(x, backend)
-    pair = call.run(sort_spec(call.meta(), axis, descending), want=(values, not values))
-    return pair[0] if values else pair[1]
-
-
-def _partition(x: Any, kth: Any, axis: Any, backend: str | None, values: bool) -> Any:
-    call = Call(x, backend)
-    pair = call.run(partition_spec(call.meta(), kth, axis), want=(values, not values))
-    return pair[0] if values else pair[1]
+    return call.run(spec_of(call.meta()), want=(values, not values))[not values]
 
 
 def _kth(x: Any, spec_of: Any, backend: str | None) -> tuple[Any, Any]:
@@ -397,7 +391,7 @@ def sort(x: Any, axis: int = -1, *, descending: bool = False,
     array([[3, 4],
            [2, 1]])
     """
-    return _sort(x, axis, descending, backend, True)
+    return _one(x, lambda meta: sort_spec(meta, axis, descending), backend, True)
 
 
 @boundary("argsort")
@@ -440,7 +434,7 @@ def argsort(x: Any, axis: int = -1, *, descending: bool = False,
     >>> axisops.argsort(np.array([5, 7, 5, 7]), descending=True)
     array([1, 3, 0, 2])
     """
-    return _sort(x, axis, descending, backend, False)
+    return _one(x, lambda meta: sort_spec(meta, axis, descending), backend, False)
 
 
 @boundary("kthvalue")
@@ -587,7 +581,7 @@ def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -
     >>> axisops.partition(np.array([3, 1, 4, 1, 5, 9, 2, 6]), [1, -1])
     array([1, 1, 3, 4, 5, 2, 6, 9])
     """
-    return _partition(x, kth, axis, backend, True)
+    return _one(x, lambda meta: partition_spec(meta, kth, axis), backend, True)
 
 
 @boundary("argpartition")
@@ -625,4 +619,4 @@ def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None
     >>> axisops.argpartition(np.array([3, 1, 4, 1, 5]), 2)
     array([1, 3, 0, 2, 4])
     """
-    return _partition(x, kth, axis, backend, False)
+    return _one(x, lambda meta: partition_spec(meta, kth, axis), backend, False)

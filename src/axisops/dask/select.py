@@ -277,10 +277,10 @@ def _radix_select(layer: dict, work: str, where: tuple[int, ...], refs: list[Tas
 # ---- sort and partition: one chunk along the axis ---------------------------------------------
 
 
-def _block_run(block: np.ndarray, spec: SortSpec | PartitionSpec, op: str,
-               values: bool, indices: bool, engine: str | None) -> tuple[Any, Any]:
+def _block_run(block: np.ndarray, spec: SortSpec | PartitionSpec, values: bool,
+               indices: bool, engine: str | None) -> tuple[Any, Any]:
     piece = spec.replace(shape=tuple(block.shape), dtype=block.dtype)
-    return getattr(block_engines.named(engine), op)(block, piece, values, indices)
+    return piece.compute(block_engines.named(engine), block, want=(values, indices))
 
 
 def _blockwise(x: da.Array, spec: SortSpec | PartitionSpec, op: str, values: bool,
@@ -299,7 +299,7 @@ def _blockwise(x: da.Array, spec: SortSpec | PartitionSpec, op: str, values: boo
         outputs[name] = {}
     for where in product(*(range(n) for n in x.numblocks)):
         key = (work, *where)
-        layer[key] = Task(key, _block_run, TaskRef((x.name, *where)), spec, op, values, indices,
+        layer[key] = Task(key, _block_run, TaskRef((x.name, *where)), spec, values, indices,
                           block_backend)
         for name, i, _ in wanted:
             outputs[name][(name, *where)] = Task((name, *where), _item, TaskRef(key), i)

@@ -35,35 +35,27 @@ def _is_tracer(x: Any) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
+def _kernel(op: str) -> Any:
+    from ..kernels.jax import ops, select
+
+    return getattr(ops if op in ("topk", "gather") else select, op)
+
+
 @cache
 def _jit(op: str) -> Any:
-    """``ops.<op>`` jitted, its arguments after the arrays (the spec, the host engine) static."""
+    """``op``'s kernel jitted, its arguments after the arrays (the spec, the outputs wanted,
+    the host engine) static."""
     import jax
 
-    from ..kernels.jax import ops
-
-    fn = getattr(ops, op)
+    fn = _kernel(op)
     arrays = 2 if op == "gather" else 1
     return jax.jit(fn, static_argnums=tuple(range(arrays, fn.__code__.co_argcount)))
 
 
-@cache
-def _jit_select(op: str) -> Any:
-    """``select.<op>`` jitted, its spec and flags (every argument after ``x``) static."""
-    import jax
-
-    from ..kernels.jax import select
-
-    fn = getattr(select, op)
-    return jax.jit(fn, static_argnums=tuple(range(1, fn.__code__.co_argcount)))
-
-
-def _select(op: str, x: Any, *args: Any) -> Any:
-    if _is_tracer(x):
-        from ..kernels.jax import select
-
-        return getattr(select, op)(x, *args)
-    return _jit_select(op)(x, *args)
+def _run(op: str, x: Any, *args: Any) -> Any:
+    """``op``'s kernel: as it is on a tracer (inside the caller's trace), jitted on a
+    concrete array (one compile per request)."""
+    return (_kernel(op) if _is_tracer(x) else _jit(op))(x, *args)
 
 
 class JaxEngine(Engine):
@@ -81,31 +73,24 @@ class JaxEngine(Engine):
         return _on_host(self, host)
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
-        if _is_tracer(x):
-            from ..kernels.jax import ops
-
-            return ops.topk(x, spec, self.host)
-        return _jit("topk")(x, spec, self.host)
+        return _run("topk", x, spec, self.host)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         if not _is_tracer(index):
             check_index_values(np.asarray(index), spec)
-        if _is_tracer(x) or _is_tracer(index):
-            from ..kernels.jax import ops
-
-            return ops.gather(x, index, spec)
-        return _jit("gather")(x, index, spec)
+            return _run("gather", x, index, spec)
+        return _kernel("gather")(x, index, spec)
 
     def sort(self, x: Any, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[Any, Any]:
-        return _select("sort", x, spec, values, indices, self.host)
+        return _run("sort", x, spec, values, indices, self.host)
 
     def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
-        return _select("kthvalue", x, spec, self.host)
+        return _run("kthvalue", x, spec, self.host)
 
     def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[Any, Any]:
-        return _select("partition", x, spec, values, indices, self.host)
+        return _run("partition", x, spec, values, indices, self.host)
 
 
 @cache
