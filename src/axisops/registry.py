@@ -43,7 +43,7 @@ def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
 def _named(name: Any, x: Any, adapter: Adapter, a: Any) -> Engine:
     """The engine ``backend=name`` names, refused with the library's error unless it is
     one that can run ``x`` (``a``: as the adapter takes it)."""
-    from .rules.backends import backend_name, check_backend  # a call without backend= needs neither
+    from .rules.inputs import backend_name, check_backend  # a call without backend= needs neither
 
     name = backend_name(name)
     if name not in engines.names():
@@ -97,7 +97,7 @@ def choose(x: Any, backend: Any = None, spec: Spec | None = None, *, a: Any = No
         # override of supports() forgets to ask computes().
         if (spec is None or engine.computes(spec)) and engine.default_for(a, spec):
             return _hosted(engine, spec)
-    from .rules.backends import no_backend
+    from .rules.inputs import no_backend
 
     no_backend(type_name(x), _engines_for(adapter, available_only=False))
 
@@ -158,7 +158,7 @@ def register_backend(backend: Engine, *, replace: bool = False) -> None:
 
 @boundary("register_backend")
 def _register(backend: Any, replace: bool) -> None:
-    from .rules.backends import check_new_backend
+    from .rules.inputs import check_new_backend
 
     named = isinstance(backend, Engine) and bool(backend.name)
     check_new_backend(backend, named, named and backend.name in engines.names() and not replace)

@@ -125,7 +125,7 @@ class GatherSpec(Record):
     """A validated gather request; ``dim`` is in ``[0, ndim)``.
 
     ``index_shape[d] <= shape[d]`` for every ``d != dim``; index *values* are
-    checked by the engine (see :func:`axisops.rules.index_values.check_index_values`).
+    checked by the engine (see :func:`axisops.rules.operations.check_index_values`).
     A spec holds no wording: the messages of its errors name ``index`` and ``dim``,
     and the function that was called words them its own way (``take_along_axis``
     says ``indices`` and ``axis``, see :data:`axisops.errors.FUNCTION_WORDS`).

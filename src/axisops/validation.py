@@ -1,10 +1,9 @@
-"""The request types and the rules under their former name, for code that imports them here.
+"""The request types and the rules under their former name, for code that imports them here
+(the compiled core's engine and its tests): ``from axisops.validation import TopKSpec``.
 
-The package imports them from their own modules: the specs from
-:mod:`axisops.requests`, each rule from its module of :mod:`axisops.rules`.
-``from axisops.validation import TopKSpec`` still works (the compiled core's
-engine and its tests read them here): a name is looked up in those modules, in
-this order, when it is first read, and only the modules up to its own are imported.
+The package imports them from their own modules, :mod:`axisops.requests` and
+:mod:`axisops.rules`; a name read here is looked up in those, in this order, and only
+the modules up to its own are imported.
 """
 
 from __future__ import annotations
@@ -12,19 +11,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-#: Where the names live, the most used first.
-_HOMES = (
-    "axisops.requests",
-    "axisops.rules.index_values",
-    "axisops.rules.operations",
-    "axisops.rules.arguments",
-    "axisops.rules.types",
-    "axisops.rules.backends",
-    "axisops.rules.arrays",
-    "axisops.rules.files",
-    "axisops.rules.torch_out",
-    "axisops.rules.stream",
-)
+_HOMES = ("axisops.requests", "axisops.rules.operations", "axisops.rules.arguments",
+          "axisops.rules.types", "axisops.rules.inputs", "axisops.rules.streaming",
+          "axisops.rules.torch_out")
 
 
 def __getattr__(name: str) -> Any:

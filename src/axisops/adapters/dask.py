@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..requests import ArrayMeta
-from ..rules.arrays import check_known_chunks, unreadable
+from ..rules.inputs import check_known_chunks, unreadable
 from .base import Adapter
 from .numpy import as_ndarray
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..requests import ArrayMeta, Spec
-from ..rules.arrays import refuse_array, unreadable
+from ..rules.inputs import refuse_array, unreadable
 from .base import Adapter, each
 from .numpy import as_ndarray
 

@@ -46,7 +46,7 @@ def as_ndarray(x: Any, name: str) -> np.ndarray:
     array([[1, 2]])
     """
     if _is_masked(x):
-        from ..rules.arrays import refuse_masked
+        from ..rules.inputs import refuse_masked
 
         refuse_masked(name, x)
     if isinstance(x, np.ndarray):
@@ -54,7 +54,7 @@ def as_ndarray(x: Any, name: str) -> np.ndarray:
     try:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
-        from ..rules.arrays import unreadable
+        from ..rules.inputs import unreadable
 
         unreadable(name, x, f"cannot be read as an array ({exc})", short=True)
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..dtypes import is_bfloat16, is_index_dtype, native
 from ..requests import ArrayMeta, Spec
-from ..rules.arrays import refuse_array
+from ..rules.inputs import refuse_array
 from ..rules.types import refuse_dtype
 from .base import Adapter, each
 from .numpy import as_ndarray

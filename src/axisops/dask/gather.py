@@ -27,7 +27,7 @@ from dask.task_spec import Task, TaskRef
 from ..engines import blocks as block_engines
 from ..errors import call_as, current_function
 from ..requests import GatherSpec
-from ..rules.index_values import check_index_values
+from ..rules.operations import check_index_values
 from .tree import graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["gather"]

@@ -37,7 +37,7 @@ from dask.task_spec import Task, TaskRef
 from ..dtypes import native
 from ..engines import blocks as block_engines
 from ..requests import KthSpec, PartitionSpec, SortSpec
-from ..rules.arrays import check_one_chunk
+from ..rules.inputs import check_one_chunk
 from .tree import graph_with, resolve_split_every, tree_reduce
 
 __all__ = ["kthvalue", "order_keys", "partition", "sort"]

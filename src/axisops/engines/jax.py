@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
-from ..rules.index_values import check_index_values
+from ..rules.operations import check_index_values
 from .base import Engine
 
 __all__ = ["ENGINE", "JaxEngine"]

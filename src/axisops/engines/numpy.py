@@ -4,7 +4,7 @@ A full stable sort per top-k, sort, kthvalue and partition, and
 ``take_along_axis`` per gather: slow and obviously right, the oracle every other
 engine is tested against.  Values keep their bits (NaN payloads, the sign of
 zero); gather checks every index value first
-(:func:`~axisops.rules.index_values.check_index_values`).  The references are
+(:func:`~axisops.rules.operations.check_index_values`).  The references are
 imported when it first runs: listing the NumPy engines imports this module.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
-from ..rules.index_values import check_index_values
+from ..rules.operations import check_index_values
 from .base import Engine
 
 __all__ = ["ENGINE", "NumpyEngine"]

@@ -10,19 +10,12 @@ command line's flags, DirectML's HRESULT texts, Ascend's status messages) write
 them from the fields.  No other module raises an argument error of its own
 making (``tests/test_layering.py`` checks it).
 
-=========================  =======================================================
-module                     rules
-=========================  =======================================================
-:mod:`.arguments`          integers, bools, choices, axes, ``k``, fan-ins, threads
-:mod:`.types`              dtypes of each operation, index dtypes and their range
-:mod:`.operations`         each operation's arguments, into its spec
-:mod:`.index_values`       gather index values (the one data-dependent rule)
-:mod:`.backends`           ``backend=`` and engines registered by name
-:mod:`.arrays`             inputs an adapter cannot read as they are
-:mod:`.files`              the file jobs and the command line
-:mod:`.torch_out`          the torch drop-ins' tensors and ``out=``
-:mod:`.stream`             :class:`axisops.StreamingTopK`'s blocks and offsets
-=========================  =======================================================
+Modules: :mod:`.arguments` (integers, bools, choices, axes, ``k``, fan-ins, threads),
+:mod:`.types` (dtypes, index dtypes and their range), :mod:`.operations` (each
+operation's spec, and gather index values, the one data-dependent rule),
+:mod:`.inputs` (arrays an adapter cannot read, ``backend=``), :mod:`.streaming` (the
+file jobs, :class:`axisops.StreamingTopK`) and :mod:`.torch_out` (the torch drop-ins'
+tensors and ``out=``).
 
 This package's ``__init__`` holds only what the modules share, so a call imports
 the rules it uses and no others.

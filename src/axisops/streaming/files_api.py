@@ -19,7 +19,7 @@ import numpy as np
 
 from ..api import TopK
 from ..errors import boundary
-from ..rules.files import as_key, as_path, as_progress, check_scheduler
+from ..rules.streaming import as_key, as_path, as_progress, check_scheduler
 from .jobs import Options, gather_job, topk_job
 from .stream import DEFAULT_CHUNK_BYTES
 

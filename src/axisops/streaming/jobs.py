@@ -34,8 +34,8 @@ import numpy as np
 from ..adapters.numpy import as_ndarray
 from ..engines.base import Engine
 from ..requests import ArrayMeta
-from ..rules.files import as_chunk_bytes, no_index_key
 from ..rules.operations import gather_spec, topk_spec
+from ..rules.streaming import as_chunk_bytes, no_index_key
 from ..runner import engine_for
 from .cluster import cluster_gather, cluster_topk, connect
 from .outputs import Output, open_output, output_target, scratch_file

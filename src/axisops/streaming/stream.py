@@ -37,7 +37,7 @@ import numpy as np
 from ..engines.base import Engine
 from ..merge import block_candidates, merge_candidates
 from ..requests import GatherSpec, TopKSpec
-from ..rules.index_values import check_index_values
+from ..rules.operations import check_index_values
 from .boxes import Box, Plan, plan_boxes, slab_boxes
 from .errors import file_error
 from .outputs import scratch_file

@@ -25,7 +25,7 @@ from ..merge import Candidates, block_candidates, merge_candidates, raw_candidat
 from ..requests import ArrayMeta, TopKSpec
 from ..rules.arguments import as_bool, as_int, check_k
 from ..rules.operations import require_rank, topk_spec
-from ..rules.stream import (
+from ..rules.streaming import (
     INT64_END,
     as_offset,
     check_block_range,

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from ...requests import GatherSpec, TopKSpec
-from ...rules.index_values import raise_index_error
+from ...rules.operations import raise_index_error
 from .dtypes import SIGNED_BY_WIDTH, contiguous_bits, signed_view, torch_dtype
 
 __all__ = [

@@ -23,7 +23,7 @@ import triton
 import triton.language as tl
 
 from ...requests import GatherSpec
-from ...rules.index_values import raise_index_error
+from ...rules.operations import raise_index_error
 from ..torch.dtypes import signed_view
 from .layout import MAX_RANK, coalesce
 
