@@ -217,13 +217,10 @@ def topk(
     (True, [1, 2])
     """
     _need_tensor("input", input, "axisops.topk")
-    if out is None:
-        values, indices = _topk(input, k, dim, largest=largest, sorted=sorted)
-        return torch.return_types.topk((values, indices))
-    check_out_pair(out, isinstance(out, (tuple, list)) and len(out) == 2)
-    _refuse_autograd("topk", input)
+    if out is not None:
+        _check_pair("topk", input, out)
     values, indices = _topk(input, k, dim, largest=largest, sorted=sorted)
-    return _pair_out("topk", input, out, values, indices, torch.return_types.topk_out)
+    return _pair_out("topk", input, out, values, indices)
 
 
 @boundary("gather", torch=True)
@@ -359,13 +356,18 @@ def take_along_dim(
 
 
 def _pair_out(function: str, input: torch.Tensor, out: Any, values: torch.Tensor,
-              indices: torch.Tensor, result_type: Any) -> Any:
-    """``(values, indices)`` written into the ``out`` pair (checked as torch checks it)."""
+              indices: torch.Tensor) -> Any:
+    """``(values, indices)`` as torch's ``function`` returns them (0-d for a 0-d ``input``),
+    written into the ``out`` pair when there is one (checked as torch checks it)."""
+    if input.dim() == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    if out is None:
+        return getattr(torch.return_types, function)((values, indices))
     out_values = _check_out("out[0]", out[0], values, function, input)
     out_indices = _check_out("out[1]", out[1], indices, function, input)
     _write({"out[0]": (out_values, values), "out[1]": (out_indices, indices)},
            {"input": input})
-    return result_type((out_values, out_indices))
+    return getattr(torch.return_types, f"{function}_out")((out_values, out_indices))
 
 
 def _one_out(function: str, out: Any, result: torch.Tensor, inputs: dict[str, Any]
@@ -452,10 +454,7 @@ def sort(
     as_bool("stable", stable)
     if out is not None:
         _check_pair("sort", input, out)
-    values, indices = _sorted_pair(input, dim, descending)
-    if out is None:
-        return torch.return_types.sort((values, indices))
-    return _pair_out("sort", input, out, values, indices, torch.return_types.sort_out)
+    return _pair_out("sort", input, out, *_sorted_pair(input, dim, descending))
 
 
 @boundary("argsort", torch=True)
@@ -600,12 +599,7 @@ def kthvalue(
     _need_tensor("input", input, "axisops.kthvalue")
     if out is not None:
         _check_pair("kthvalue", input, out)
-    values, indices = _kthvalue(_as_1d(input), k, dim, keepdims=keepdim)
-    if input.dim() == 0:
-        values, indices = values.reshape(()), indices.reshape(())
-    if out is None:
-        return torch.return_types.kthvalue((values, indices))
-    return _pair_out("kthvalue", input, out, values, indices, torch.return_types.kthvalue_out)
+    return _pair_out("kthvalue", input, out, *_kthvalue(_as_1d(input), k, dim, keepdims=keepdim))
 
 
 @boundary("median", torch=True)
@@ -675,9 +669,4 @@ def median(
         return _one_out("median", out, value, {"input": input})
     if out is not None:
         _check_pair("median", input, out)
-    values, indices = _median(_as_1d(input), dim, keepdims=keepdim)
-    if input.dim() == 0:
-        values, indices = values.reshape(()), indices.reshape(())
-    if out is None:
-        return torch.return_types.median((values, indices))
-    return _pair_out("median", input, out, values, indices, torch.return_types.median_out)
+    return _pair_out("median", input, out, *_median(_as_1d(input), dim, keepdims=keepdim))
