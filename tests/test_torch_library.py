@@ -451,6 +451,19 @@ def test_eager_calls_with_autograd_load_neither_dynamo_nor_ml_dtypes():
     assert out.stdout.strip() == "[]"
 
 
+def test_a_tensor_that_requires_grad_keeps_autograd_without_import_axisops_torch():
+    # The runner routes the call to the axisops:: operator, importing it on first use.
+    code = ("import sys, torch, axisops; assert 'axisops.torch' not in sys.modules; "
+            "x = torch.tensor([[3.0, 1.0, 2.0]], requires_grad=True); "
+            "axisops.topk(x, 2).values.sum().backward(); "
+            "axisops.sort(x).sum().backward(); print(x.grad.tolist())")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[[2.0, 1.0, 2.0]]"
+
+
 def test_the_dtype_lookup_carries_the_mark_torch_compiler_assume_constant_result_sets():
     # The mark is set by hand (the function that sets it imports Dynamo); torch.compile
     # relies on it in a fresh process (see test_torch_compile_fresh.py).
