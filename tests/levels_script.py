@@ -17,7 +17,6 @@ import axisops
 from axisops import _core
 from axisops.engines import cpu
 from axisops.validation import ArrayMeta, topk_spec
-
 from test_core_paths import DTYPES, SMALL
 
 

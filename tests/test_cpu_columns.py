@@ -9,8 +9,6 @@ this machine runs.
 
 from __future__ import annotations
 
-from unittest import mock
-
 import numpy as np
 import pytest
 from hypothesis import given

@@ -29,19 +29,20 @@ def test_backends_stays_a_function_after_importing_the_fronts():
 
 
 def test_default_for_numpy_is_the_highest_priority_available():
-    adapter, chosen = registry.pick(np.zeros(3))
+    adapter, chosen = adapters.of(np.zeros(3)), registry.choose(np.zeros(3))
     candidates = [e for e in engines.all_engines() if e.array_type == "numpy" and e.available()]
     assert adapter.name == "numpy"
     assert chosen.priority == max(e.priority for e in candidates)
 
 
 def test_lists_and_unknown_types_belong_to_the_numpy_adapter():
-    assert registry.pick([1, 2, 3]) == registry.pick(np.zeros(1))
-    assert registry.pick(np.float32(1))[0].name == "numpy"
+    assert registry.choose([1, 2, 3]) == registry.choose(np.zeros(1))
+    assert adapters.of([1, 2, 3]) == adapters.of(np.zeros(1))
+    assert adapters.of(np.float32(1)).name == "numpy"
 
 
 def test_override_selects_the_named_engine():
-    assert registry.pick(np.zeros(3), "numpy")[1].name == "numpy"
+    assert registry.choose(np.zeros(3), "numpy").name == "numpy"
 
 
 def test_dlpack_is_not_a_backend_name_any_more():

@@ -27,10 +27,10 @@ INDEX_NAMES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "
 
 
 def test_cpu_tensors_default_to_the_cpu_engine_and_take_every_engine_of_theirs():
-    assert registry.pick(torch.zeros(3))[1].name == "cpu"
-    assert registry.pick(torch.zeros(3, dtype=torch.bfloat16))[1].name == "cpu"
+    assert registry.choose(torch.zeros(3)).name == "cpu"
+    assert registry.choose(torch.zeros(3, dtype=torch.bfloat16)).name == "cpu"
     for name in ("cpu", "numpy", "torch"):
-        assert registry.pick(torch.zeros(3), name)[1].name == name
+        assert registry.choose(torch.zeros(3), name).name == name
     assert {"cpu", "torch"} <= set(axisops.backends())
 
 
@@ -231,8 +231,8 @@ def test_triton_on_cpu_tensors_needs_the_interpreter(monkeypatch):
                        match=r"^topk\(\): backend='triton' cannot take this torch\.Tensor"):
         axisops.topk(X, 1, backend="triton")
     monkeypatch.setattr(triton_engine, "interpreter_on", lambda: True)
-    assert registry.pick(X, "triton")[1].name == "triton"
-    assert registry.pick(X)[1].name == "cpu"  # never the default on the CPU
+    assert registry.choose(X, "triton").name == "triton"
+    assert registry.choose(X).name == "cpu"  # never the default on the CPU
 
 
 def test_engines_of_other_array_types_refuse_tensors_by_name():

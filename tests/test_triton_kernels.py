@@ -107,9 +107,9 @@ def small_tiles(monkeypatch):
 def test_kernels_are_built_for_the_device_under_test_and_backend_is_reachable():
     assert triton_topk.INTERPRETED == (DEVICE == "cpu") == triton_topk.interpreting()
     x = on(torch.zeros(3))
-    assert registry.pick(x, "triton")[1].name == "triton"
+    assert registry.choose(x, "triton").name == "triton"
     # CPU tensors default to the cpu engine (NumPy views), CUDA tensors to Triton.
-    assert registry.pick(x)[1].name == ("cpu" if DEVICE == "cpu" else "triton")
+    assert registry.choose(x).name == ("cpu" if DEVICE == "cpu" else "triton")
 
 
 def test_triton_is_the_default_for_cuda_tensors():
@@ -120,7 +120,7 @@ def test_triton_is_the_default_for_cuda_tensors():
 
     FakeCuda.__module__ = "torch.fake"  # the registry's family is the type's root module
     t = torch.zeros(2).as_subclass(FakeCuda)
-    assert registry.pick(t)[1].name == "triton"
+    assert registry.choose(t).name == "triton"
 
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
@@ -145,7 +145,7 @@ def test_wide_dtypes_are_given_to_the_torch_engine(dtype):
     x = tie_heavy(dtype, (3, 11), 2, width=None)
     t, spec = to_torch(x), _spec(x, 3)
     assert engines.get("triton").supports(t) and not engines.get("triton").supports(t, spec)
-    assert registry.pick(t, "triton", spec)[1].name == "torch"  # the registry's choice
+    assert registry.choose(t, "triton", spec).name == "torch"  # the registry's choice
     for largest in (True, False):
         check_topk(x, 3, largest=largest)
 
@@ -330,7 +330,7 @@ def test_gather_strided_expanded_and_high_rank_inputs():
     i5 = to_torch(np.random.default_rng(0).integers(-2, 2, size=(2, 2, 2, 2, 2)))
     spec = _gspec(odd, 2, i5)
     assert not engines.get("triton").supports(odd, spec)
-    assert registry.pick(odd, "triton", spec)[1].name == "torch"  # the registry's choice
+    assert registry.choose(odd, "triton", spec).name == "torch"  # the registry's choice
     want = ref_gather(to_numpy(odd), 2, to_numpy(i5))
     assert_same_bits(to_numpy(axisops.gather(odd, 2, i5, backend="triton")), want)
 

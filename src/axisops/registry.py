@@ -32,7 +32,7 @@ from .engines.base import Engine, Spec
 from .errors import boundary
 from .rules import type_name
 
-__all__ = ["backends", "choose", "pick", "register_backend"]
+__all__ = ["backends", "choose", "register_backend"]
 
 
 def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
@@ -111,19 +111,6 @@ def _hosted(engine: Engine, spec: Spec | None) -> Engine:
                 if spec is None or e.computes(spec))
     return engine.on_host(host)  # type: ignore[attr-defined]
 
-
-def pick(x: Any, backend: Any = None, spec: Spec | None = None,
-         a: Any = None) -> tuple[Adapter, Engine]:
-    """``(adapter, engine)`` for ``x``: :func:`adapters.of <axisops.adapters.of>` and
-    :func:`choose`, for callers outside a call that want both (``axisops info``).
-
-    >>> import numpy as np
-    >>> adapter, engine = pick(np.zeros(3), "numpy")
-    >>> adapter.name, engine.name
-    ('numpy', 'numpy')
-    """
-    adapter = adapters.of(x)
-    return adapter, choose(x, backend, spec, a=a, adapter=adapter)
 
 
 def register_backend(backend: Engine, *, replace: bool = False) -> None:

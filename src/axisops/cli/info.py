@@ -44,7 +44,7 @@ def collect() -> dict[str, Any]:
         "version": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "default_backend_numpy": registry.pick(np.zeros(1))[1].name,
+        "default_backend_numpy": registry.choose(np.zeros(1)).name,
         "backends": rows,
         "threads": get_num_threads(),
         "cpus": cpu_count(),

@@ -24,20 +24,13 @@ import numpy as np
 from ..config import get_num_threads
 from ..dtypes import is_bfloat16, native
 from ..kernels.cpu_caches import data_cache_bytes
-from ..validation import (
-    GatherSpec,
-    KthSpec,
-    PartitionSpec,
-    SortSpec,
-    TopKSpec,
-    check_index_values,
-    raise_index_error,
-)
+from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..rules.operations import check_index_values, raise_index_error
 from .base import Engine
 
-__all__ = ["ENGINE", "PREFETCH_DISTANCE", "SELECT_STRATEGIES", "STRATEGIES", "CpuEngine",
-           "describe", "gather", "gather_prefetch_distance", "kthvalue", "partition", "select_strategy",
-           "sort", "sort_strategy", "strategy", "topk", "topk_into", "unpartitioned"]
+__all__ = ["ENGINE", "PREFETCH_DISTANCE", "CpuEngine", "describe", "gather",
+           "gather_prefetch_distance", "kthvalue", "partition", "select_strategy", "sort",
+           "sort_strategy", "strategy", "topk", "topk_into", "unpartitioned"]
 
 #: The index types the top-k kernels write themselves.
 _WRITTEN_INDICES = (np.dtype(np.int64), np.dtype(np.int32))
@@ -148,8 +141,14 @@ def sort(x: np.ndarray, axis: int, descending: bool = False, want_values: bool =
     (one of :data:`SELECT_STRATEGIES`) and ``segment`` (elements per part of a split
     sequence) are for tests.
     """
+    return _sort(x, axis % np.ndim(x), descending, want_values, want_indices, strategy, segment)
+
+
+def _sort(x: np.ndarray, axis: int, descending: bool, want_values: bool, want_indices: bool,
+          strategy: str | None = None, segment: int | None = None
+          ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """:func:`sort` with ``axis`` in ``[0, ndim)``."""
     x = _addressable(x)
-    axis %= x.ndim
     values = np.empty(x.shape, x.dtype) if want_values else None
     indices = np.empty(x.shape, np.int64) if want_indices else None
     if x.size > 0 and (want_values or want_indices):
@@ -174,8 +173,14 @@ def kthvalue(x: np.ndarray, axis: int, k: int, *, strategy: str | None = None,
     ``strategy`` (:data:`SELECT_STRATEGIES` or ``"radix"``), ``segment`` and ``sigmas``
     (the sampled band's half-width) are for tests.
     """
+    return _kthvalue(x, axis % np.ndim(x), k, strategy, segment, sigmas)
+
+
+def _kthvalue(x: np.ndarray, axis: int, k: int, strategy: str | None = None,
+              segment: int | None = None, sigmas: float = 0.0
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kthvalue` with ``axis`` in ``[0, ndim)``."""
     x = _addressable(x)
-    axis %= x.ndim
     shape = x.shape[:axis] + x.shape[axis + 1:]
     values = np.empty(shape, x.dtype)
     indices = np.empty(shape, np.int64)
@@ -196,11 +201,19 @@ def partition(x: np.ndarray, axis: int, kths: int | Sequence[int], want_values: 
     before it are those of lower rank, after it those of higher rank, each group (and
     each group between two kths) in the original index order.
     """
-    x = _addressable(x)
-    axis %= x.ndim
-    n = x.shape[axis]
+    axis %= np.ndim(x)
+    n = np.shape(x)[axis]
     wanted = [int(kths)] if np.ndim(kths) == 0 else [int(k) for k in np.ravel(kths)]
     positions = sorted({k + n if k < 0 else k for k in wanted})
+    return _partition(x, axis, positions, want_values, want_indices, strategy, segment, sigmas)
+
+
+def _partition(x: np.ndarray, axis: int, positions: Sequence[int], want_values: bool,
+               want_indices: bool, strategy: str | None = None, segment: int | None = None,
+               sigmas: float = 0.0) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """:func:`partition` with ``axis`` in ``[0, ndim)`` and ``positions`` non-negative,
+    ascending and unique (as a spec holds them)."""
+    x = _addressable(x)
     values = np.empty(x.shape, x.dtype) if want_values else None
     indices = np.empty(x.shape, np.int64) if want_indices else None
     if x.size > 0 and (want_values or want_indices):
@@ -288,17 +301,17 @@ class CpuEngine(Engine):
 
     def sort(self, x: np.ndarray, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
-        return sort(x, spec.axis, spec.descending, values, indices)
+        return _sort(x, spec.axis, spec.descending, values, indices)
 
     def kthvalue(self, x: np.ndarray, spec: KthSpec) -> tuple[np.ndarray, np.ndarray]:
-        values, indices = kthvalue(x, spec.axis, spec.k)
+        values, indices = _kthvalue(x, spec.axis, spec.k)
         return values.reshape(spec.out_shape), indices.reshape(spec.out_shape)
 
     def partition(self, x: np.ndarray, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
         if not spec.kth:
             return unpartitioned(x, spec, values, indices)
-        return partition(x, spec.axis, spec.kth, values, indices)
+        return _partition(x, spec.axis, spec.kth, values, indices)
 
 
 def unpartitioned(x: np.ndarray, spec: PartitionSpec, values: bool = True,
