@@ -238,6 +238,45 @@ void py_kthvalue(AnyIn x, int kind, int axis, int64_t k, AnyOut values, IndexOut
     axisops::kthvalue(req);
 }
 
+void py_kth_many(AnyIn x, int kind, int axis, nb::ndarray<nb::ro, nb::device::cpu> ranks,
+                 AnyOut values, int threads, const std::string& strategy, int64_t segment) {
+    KthManyRequest req;
+    req.x = select_input(x, kind, axis);
+    const int64_t n = req.x.shape[axis];
+    const auto rt = ranks.dtype();
+    if (rt.code != uint8_t(nb::dlpack::dtype_code::Int) || rt.bits != 64 || ranks.ndim() != 2)
+        fail("ranks must be a 2-D int64 array");
+    check_writable(ranks, "ranks", true);  // C-contiguous int64
+    int64_t count = 1;
+    for (int d = 0; d < req.x.ndim; ++d)
+        if (d != axis) count *= req.x.shape[d];
+    const int64_t rows = int64_t(ranks.shape(0)), t = int64_t(ranks.shape(1));
+    if (rows != 1 && rows != count) fail("ranks must have one row, or one per sequence");
+    const int64_t* r = static_cast<const int64_t*>(ranks.data());
+    for (int64_t i = 0; i < rows * t; ++i)
+        if (r[i] < 0 || r[i] >= n) fail("every rank must be in [0, n)");
+    if (values.dtype() != x.dtype() || int(values.ndim()) != req.x.ndim ||
+        int64_t(values.shape(values.ndim() - 1)) != t)
+        fail("values must have x's type and shape without the axis, then the ranks");
+    for (int d = 0, o = 0; d < req.x.ndim; ++d) {
+        if (d == axis) continue;
+        if (int64_t(values.shape(size_t(o++))) != req.x.shape[d])
+            fail("values must have x's shape without the axis, then the ranks");
+    }
+    check_writable(values, "values", false);
+    req.kind = Kind(kind);
+    req.axis = axis;
+    req.ranks = r;
+    req.rank_rows = rows;
+    req.t = t;
+    req.values = values.data();
+    req.threads = std::max(threads, 1);
+    req.strategy = strategy;
+    req.segment = segment;
+    nb::gil_scoped_release unlocked;
+    axisops::kth_many(req);
+}
+
 void py_partition(AnyIn x, int kind, int axis, const std::vector<int64_t>& kths,
                   std::optional<AnyOut> values, std::optional<IndexOut> indices, int threads,
                   const std::string& strategy, int64_t segment, double sigmas) {
@@ -391,6 +430,9 @@ NB_MODULE(_kernels, m) {
           nb::arg("values").noconvert(), nb::arg("indices").noconvert(), nb::arg("threads"),
           nb::arg("strategy") = "",
           nb::arg("segment") = 0, nb::arg("sigmas") = 0.0);
+    m.def("kth_many", &py_kth_many, nb::arg("x"), nb::arg("kind"), nb::arg("axis"),
+          nb::arg("ranks"), nb::arg("values").noconvert(), nb::arg("threads"),
+          nb::arg("strategy") = "", nb::arg("segment") = 0);
     m.def("partition", &py_partition, nb::arg("x"), nb::arg("kind"), nb::arg("axis"),
           nb::arg("kths"), nb::arg("values").none().noconvert(),
           nb::arg("indices").none().noconvert(),

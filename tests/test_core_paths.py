@@ -351,3 +351,20 @@ def test_a_scan_samples_each_segment_once(n, k):
     with _core.tuned(sample_min_segments=1, unit_segment=max(64, n // 3)):
         for largest in (True, False):
             _topk_check(x[None], k, 1, largest, "scan")
+
+
+@pytest.mark.parametrize("strategy", ["rows", "split"])
+def test_several_order_statistics_of_every_sequence(small, threads, strategy):
+    """kth_many (the quantile family's kernel): the elements of given stable ranks, the
+    same ranks for every sequence or a row of ranks per sequence, by selection."""
+    rng = np.random.default_rng(7)
+    for dtype in DTYPES:
+        for shape, kind in (((12, 300), "random"), ((3, 1500), "few"), ((4, 700), "special")):
+            x = _data(dtype, shape, kind)
+            n = shape[1]
+            order = axisops.argsort(x, backend="numpy")
+            for ranks in (np.array([0, n // 2, n - 1]), rng.integers(0, n, (shape[0], 4))):
+                got = cpu.kth_many(x, 1, ranks, strategy=strategy)
+                where = np.broadcast_to(ranks, (shape[0], ranks.shape[-1]))
+                want = np.take_along_axis(x, np.take_along_axis(order, where, 1), 1)
+                assert_same_bits(got, want)

@@ -222,3 +222,15 @@ def test_long_rows_of_few_values_at_the_default_thresholds(n):
     every key width, 1 and 2 threads, every operation against the stable order."""
     done = run_python(["core_stress_script.py", str(n)], timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.explain()
+
+
+@pytest.mark.parametrize("ranks", [[-1], [200], [[0], [1], [2]], [[0, 1]] * 3])
+def test_order_statistics_refuse_ranks_outside_a_sequence(ranks):
+    """kth_many's ranks are positions the kernel reads at: every one is checked, and a table
+    of ranks must have one row or one per sequence."""
+    x = np.arange(400, dtype=np.float32).reshape(2, 200)
+    values = np.zeros((2, np.array(ranks).shape[-1]), np.uint32)
+    with pytest.raises(ValueError, match="rank"):
+        K.kth_many(cpu._raw(x), cpu._kind(x.dtype), 1, np.array(ranks, np.int64).reshape(
+            -1, np.array(ranks).shape[-1]), values, 1)
+    assert not values.any()

@@ -98,6 +98,7 @@ void sort(const SortRequest& req) { kernels().sort(req); }
 std::string sort_strategy(const SortRequest& req) { return kernels().sort_strategy(req); }
 void kthvalue(const KthRequest& req) { kernels().kthvalue(req); }
 std::string kthvalue_strategy(const KthRequest& req) { return kernels().kthvalue_strategy(req); }
+void kth_many(const KthManyRequest& req) { kernels().kth_many(req); }
 void partition(const PartitionRequest& req) { kernels().partition(req); }
 std::string partition_strategy(const PartitionRequest& req) {
     return kernels().partition_strategy(req);

@@ -23,6 +23,7 @@ struct Kernels {
     std::string (*sort_strategy)(const SortRequest&);
     void (*kthvalue)(const KthRequest&);
     std::string (*kthvalue_strategy)(const KthRequest&);
+    void (*kth_many)(const KthManyRequest&);
     void (*partition)(const PartitionRequest&);
     std::string (*partition_strategy)(const PartitionRequest&);
     int64_t (*gather)(const GatherRequest&);

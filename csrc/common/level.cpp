@@ -21,6 +21,7 @@ const Kernels kernels = {AXISOPS_NAME(AXISOPS_ISA_NS),
                          &AXISOPS_FROM(AXISOPS_OWN_SORT)::sort_strategy,
                          &AXISOPS_FROM(AXISOPS_OWN_SELECT)::kthvalue,
                          &AXISOPS_FROM(AXISOPS_OWN_SELECT)::kthvalue_strategy,
+                         &AXISOPS_FROM(AXISOPS_OWN_SELECT)::kth_many,
                          &AXISOPS_FROM(AXISOPS_OWN_SELECT)::partition,
                          &AXISOPS_FROM(AXISOPS_OWN_SELECT)::partition_strategy,
                          &AXISOPS_FROM(AXISOPS_OWN_GATHER)::gather};

@@ -24,6 +24,7 @@ namespace axisops {
     std::string sort_strategy(const SortRequest& req);              \
     void kthvalue(const KthRequest& req);                           \
     std::string kthvalue_strategy(const KthRequest& req);           \
+    void kth_many(const KthManyRequest& req);                       \
     void partition(const PartitionRequest& req);                    \
     std::string partition_strategy(const PartitionRequest& req);    \
     int64_t gather(const GatherRequest& req);                       \

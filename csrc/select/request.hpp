@@ -57,6 +57,25 @@ struct KthRequest {
 void kthvalue(const KthRequest& req);
 std::string kthvalue_strategy(const KthRequest& req);
 
+// Several order statistics of every sequence (the quantile family's): the elements of
+// stable ranks ranks[r * t + j] (0-based, each in [0, n)), j < t, with r = 0 for every
+// sequence when rank_rows is 1, else r = the sequence (C order of x without the axis).
+struct KthManyRequest {
+    View x;
+    Kind kind = Kind::Unsigned;
+    int axis = 0;
+    const int64_t* ranks = nullptr;
+    int64_t rank_rows = 1;  // 1, or the number of sequences
+    int64_t t = 0;          // ranks per sequence
+    void* values = nullptr;  // C-ordered, x's shape without the axis, then t
+    int threads = 1;
+    std::string strategy;  // "" chooses; "rows" or "split"
+    int64_t segment = 0;
+    Tuning tune = current_tuning();
+};
+
+void kth_many(const KthManyRequest& req);
+
 struct PartitionRequest {
     View x;
     Kind kind = Kind::Unsigned;

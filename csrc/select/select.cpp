@@ -66,6 +66,50 @@ void run_kth(const KthRequest& req, const Sequences& seqs, const std::string& st
     });
 }
 
+// ---- several order statistics ----
+
+template <class KeyT>
+void run_kth_many(const KthManyRequest& req, const Sequences& seqs, const std::string& strategy,
+                  Trace& trace, typename KeyT::type flip) {
+    using U = typename KeyT::type;
+    using K = Wide<U>;
+    const Tuning& t = req.tune;
+    U* out_v = static_cast<U*>(req.values);
+    const int64_t n = seqs.n, m = req.t;
+    const int key_bytes = int(sizeof(U));
+    const auto rank = [&](int64_t q, int64_t j) {
+        return req.ranks[(req.rank_rows == 1 ? 0 : q) * m + j];
+    };
+    if (strategy == "split") {
+        const int threads = select_threads(t, seqs, req.threads);
+        const Parts parts(n, req.segment > 0 ? req.segment : t.select_part);
+        for (int64_t q = 0; q < seqs.count(); ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads,
+                                      t.select_chunk, flip};
+            for (int64_t j = 0; j < m; ++j)
+                out_v[q * m + j] =
+                    seq.src[select_parted(t, trace, seq, rank(q, j), key_bytes, KTH_SIGMAS,
+                                          false) * seqs.stride];
+        }
+        return;
+    }
+    for_rows(t, seqs, req.threads, [&](int64_t q0, int64_t q1) {
+        LocalTrace local(trace);
+        RowScratch<K> sc(t);
+        std::vector<KthHint<K>> hints(static_cast<size_t>(m));
+        for (int64_t q = q0; q < q1; ++q) {
+            const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, Parts(n, n), 1, t.select_chunk,
+                                      flip};
+            for (int64_t j = 0; j < m; ++j) {
+                const int64_t i = select_row(t, local, seq, rank(q, j), key_bytes, KTH_SIGMAS,
+                                             false, sc, &hints[size_t(j)],
+                                             j == 0 ? next_row<U>(seqs, q, q1) : Ahead());
+                out_v[q * m + j] = seq.src[i * seqs.stride];
+            }
+        }
+    });
+}
+
 // ---- partition ----
 
 template <class KeyT>
@@ -337,6 +381,16 @@ void kthvalue(const KthRequest& req) {
     Trace trace;
     dispatch(req.x, req.kind,
              [&](auto key, auto sign) { run_kth<decltype(key)>(req, seqs, strategy, trace, sign); });
+}
+
+void kth_many(const KthManyRequest& req) {
+    const Sequences seqs = sequences(req.x, req.axis);
+    const std::string strategy = chosen(req.tune, req.strategy, seqs, req.threads, "order statistics");
+    if (seqs.count() == 0 || req.t == 0) return;
+    Trace trace;
+    dispatch(req.x, req.kind, [&](auto key, auto sign) {
+        run_kth_many<decltype(key)>(req, seqs, strategy, trace, sign);
+    });
 }
 
 std::string partition_strategy(const PartitionRequest& req) {

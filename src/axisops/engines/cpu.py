@@ -29,7 +29,8 @@ from ..rules.operations import check_index_values, raise_index_error
 from .base import Engine
 
 __all__ = ["ENGINE", "PREFETCH_DISTANCE", "CpuEngine", "describe", "gather",
-           "gather_prefetch_distance", "kthvalue", "partition", "select_strategy", "sort",
+           "gather_prefetch_distance", "kth_many", "kthvalue", "partition", "select_strategy",
+           "sort",
            "sort_strategy", "strategy", "topk", "topk_into", "unpartitioned"]
 
 #: The index types the top-k kernels write themselves.
@@ -188,6 +189,28 @@ def _kthvalue(x: np.ndarray, axis: int, k: int, strategy: str | None = None,
         _kernels().kthvalue(_raw(x), _kind(x.dtype), axis, k, _raw(values), indices,
                             get_num_threads(), strategy or "", segment or 0, sigmas)
     return values, indices
+
+
+def kth_many(x: np.ndarray, axis: int, ranks: np.ndarray, *, strategy: str | None = None,
+             segment: int | None = None) -> np.ndarray:
+    """Several order statistics of every sequence of ``x`` along ``axis`` (in ``[0, ndim)``):
+    the elements of stable ranks ``ranks`` (0-based), one selection each, with their own
+    bits. ``ranks``: int64 of shape ``(t,)`` for every sequence, or ``(sequences, t)``
+    (the sequences in C order of ``x`` without the axis), each in ``[0, n)``. Returns an
+    array of ``x``'s shape without the axis, then ``t``.
+
+    >>> import numpy as np
+    >>> kth_many(np.array([[5, 1, 4, 1]]), 1, np.array([0, 3])).tolist()
+    [[1, 5]]
+    """
+    x = _addressable(x)
+    ranks = np.ascontiguousarray(ranks, np.int64)
+    ranks = ranks.reshape(1, -1) if ranks.ndim == 1 else ranks
+    values = np.empty(x.shape[:axis] + x.shape[axis + 1:] + ranks.shape[1:], x.dtype)
+    if values.size > 0:
+        _kernels().kth_many(_raw(x), _kind(x.dtype), axis, ranks, _raw(values).reshape(
+            values.shape), get_num_threads(), strategy or "", segment or 0)
+    return values
 
 
 def partition(x: np.ndarray, axis: int, kths: int | Sequence[int], want_values: bool = True,
