@@ -7,10 +7,8 @@
 // hint asks for the L2, not the L1 (GCC/Clang locality 2: prefetcht1 on x86, PLDL2KEEP on
 // Arm): a few hundred lines in flight would fill much of a 32-48 KiB L1 and evict the
 // kernel's own working set, and the L1 tracks only a couple of dozen outstanding misses,
-// while the L2 holds them many times over. Measured with the Numba kernels on Zen 4, one
-// thread, random float32 gathers: the L2 hint took about half the time of the L1 and
-// non-temporal hints wherever x was larger than the L2 (x of 16 MiB: 2.5 against 6.0 ms a
-// million reads; 10M reads from 40 MiB: 47 ms against 96).
+// while the L2 holds them many times over: wherever x is larger than the L2, an L1 or
+// non-temporal hint would evict lines the next reads need before they are used.
 #pragma once
 
 #include "common/isa.hpp"

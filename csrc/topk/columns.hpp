@@ -16,9 +16,6 @@
 // With fewer panels than threads, "column-split" cuts the axis instead: every part walks every
 // column over its rows, and each sequence's parts are merged from the elements the parts
 // found, without reading the input again.
-//
-// Port of kernels/numba/columns.py and the columns part of kernels/numba/driver.py; the
-// thresholds are theirs (measured with the Numba kernels, 2-core AMD EPYC).
 #pragma once
 
 #include "common/isa.hpp"

@@ -27,9 +27,6 @@
 // One sequence too long for one thread is cut into parts (`topk_scan_split`), each scanned
 // like a sequence of its own, its k best sorted; the parts' sorted runs are then merged
 // (`merge_parts`), which reads no input.
-//
-// The constants and their measurements come from the Numba kernel this is a port of
-// (src/axisops/kernels/numba/scan.py), on the project's 2-core machine.
 #pragma once
 
 #include "common/isa.hpp"
@@ -101,10 +98,9 @@ constexpr int64_t GROUP = 8;
 // from it that finds fewer than k candidates runs again from the sure bound, so no result
 // depends on the hope; and the hope is not taken when one sampled segment holds more of the
 // maxima that reach it than a spread sample would (rising input, whose k best are all in the
-// last segment). Measured with the Numba kernel, (1, 10M) k=1000 on 2 threads (15 sampled
-// segments per 5M part, the hope at rank 142 of their 30K maxima, not 1000): float16 1.18 ->
-// 1.04 ms, float32 1.50 -> 1.33, int32 1.30 -> 1.15; ascending and interleaved ascending (no
-// hope taken) 2-4% slower.
+// last segment). On (1, 10M) k=1000 with 2 threads, 15 segments are sampled per 5M part,
+// and the hope sits at rank 142 of their 30K block maxima instead of 1000: each segment
+// then lets in that many fewer blocks.
 constexpr double HOPE_SIGMAS = 4.0;
 constexpr int64_t HOPE_SLACK = 4;
 
@@ -132,7 +128,7 @@ inline int64_t samples(const Tuning& t, int64_t n, int64_t seg, int64_t k) {
 
 // Block j of a segment of m elements holds elements r * blocks + j (r < rows). Rows are
 // vectorised across blocks; a block count that is a multiple of 64 leaves no scalar remainder
-// in any full row (an odd count like 511 ran the whole Numba scan 3x slower).
+// in any full row (an odd count like 511 leaves a scalar remainder in every row).
 struct Layout {
     int64_t blocks, rows;
 };
@@ -291,9 +287,8 @@ U radix_bound(const U* vals, int64_t m, int64_t k, int32_t* counts) {
 // pass. k groups hold a value at least as large, so this is a lower bound of the k-th largest
 // value that k values reach; on random block maxima it lets in a few more blocks than the
 // k-th largest itself would. Finding that (inserting the values of the groups that reach this
-// bound) cost more than the extra blocks: measured with the Numba kernel, (1000, 10000) rows,
-// two threads, k = 10 2.86 -> 2.55 ms, k = 16 3.41 -> 2.91, float16 k = 10 2.14 -> 1.79;
-// groups of 4 or 16 were slower.
+// bound) costs more than the extra blocks it saves on random rows, and groups of 8 balance
+// the group maxima's pass against the looser bound.
 template <class U>
 U bound_by_groups(const U* vals, int64_t m, int64_t k, U* scratch) {
     const int64_t groups = m / GROUP;
@@ -695,8 +690,8 @@ private:
 //
 // A merge of sorted runs, O(k * parts): it reads no input, so a sequence's end costs nothing
 // for what the scan left out of the caches (recomputing the candidates' keys from the input,
-// and selecting and sorting them again, took 80 us of a 1.2 ms float16 (1, 10M) k=1000 with
-// the Numba kernels). Equal keys go to the earlier part, whose indices are lower.
+// and selecting and sorting them again, would read k scattered lines per part). Equal keys
+// go to the earlier part, whose indices are lower.
 template <class KeyT>
 void merge_parts(const TopKJob<KeyT>& job, int64_t q, const typename KeyT::type* vals,
                  const int64_t* idx, const int64_t* bounds, int64_t parts, int64_t* heads,
