@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "README.md", ROOT / "CHANGELOG.md",
          *sorted(p for p in (ROOT / "docs").rglob("*.md") if p.parent.name != "figures")]
 #: Stacks a snippet may import that the package does not require.
-OPTIONAL = {"cupy", "dask", "distributed", "jax", "matplotlib", "torch", "triton", "zarr"}
+OPTIONAL = {"cupy", "dask", "distributed", "jax", "matplotlib", "torch", "triton", "xarray",
+            "zarr"}
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
 NOT_RUN = re.compile(r"^<!--\s*not-run:\s*(\S.*?)\s*-->$")
 

@@ -28,7 +28,8 @@ PLACES = (
     ("command line", ("axisops.__main__", "axisops.cli")),
     ("benchmark", ("axisops.bench",)),
     ("package", ("axisops",)),  # import axisops: the public names, imported on first use
-    ("facades and the torch front", ("axisops.directml", "axisops.ascend", "axisops.torch")),
+    ("facades and the torch front", ("axisops.directml", "axisops.ascend", "axisops.torch",
+                                     "axisops.xarray")),
     ("streaming", ("axisops.streaming",)),
     ("public functions", ("axisops.api",)),
     ("runner", ("axisops.runner",)),

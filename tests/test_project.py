@@ -162,7 +162,8 @@ def test_the_typed_names_are_the_public_ones():
 #: What ``import axisops`` must not import: the optional stacks, the compiled core, and
 #: (the public names being imported on first use) NumPy itself.
 HEAVY = ("torch", "jax", "dask", "distributed", "zarr", "triton", "ml_dtypes", "matplotlib",
-         "numpy", "axisops._core", "axisops.api", "axisops.streaming")
+         "xarray", "numpy", "axisops._core", "axisops.api", "axisops.streaming",
+         "axisops.xarray")
 
 
 def test_import_axisops_imports_nothing_heavy_and_the_names_come_on_first_use():

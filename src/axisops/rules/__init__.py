@@ -14,8 +14,9 @@ Modules: :mod:`.arguments` (integers, bools, choices, axes, ``k``, fan-ins, thre
 :mod:`.types` (dtypes, index dtypes and their range), :mod:`.operations` (each
 operation's spec, and gather index values, the one data-dependent rule),
 :mod:`.inputs` (arrays an adapter cannot read, ``backend=``), :mod:`.streaming` (the
-file jobs, :class:`axisops.StreamingTopK`) and :mod:`.torch_out` (the torch drop-ins'
-tensors and ``out=``).
+file jobs, :class:`axisops.StreamingTopK`), :mod:`.torch_out` (the torch drop-ins'
+tensors and ``out=``) and :mod:`.labels` (:mod:`axisops.xarray`'s objects, ``dim`` and
+labelled gather indices).
 
 This package's ``__init__`` holds only what the modules share, so a call imports
 the rules it uses and no others.
