@@ -1,8 +1,9 @@
 """The contract's samples: one declarative table per operation, and the pairs that run them.
 
 In the manner of PyTorch's OpInfo: :data:`TOPK_SAMPLES`, :data:`GATHER_SAMPLES`,
-:data:`SORT_SAMPLES` (sort and argsort), :data:`KTH_SAMPLES` (kthvalue and median)
-and :data:`PARTITION_SAMPLES` (partition and argpartition) list the inputs that pin the contract (tie-heavy data with every special value of
+:data:`SORT_SAMPLES` (sort and argsort), :data:`KTH_SAMPLES` (kthvalue and median),
+:data:`PARTITION_SAMPLES` (partition and argpartition) and :data:`QUANTILE_SAMPLES`
+(quantile, nanquantile and nanmedian) list the inputs that pin the contract (tie-heavy data with every special value of
 every dtype, NaN above +inf with its payload kept, -0.0 equal to +0.0 with its sign
 kept, integer extremes: INT_MIN, UINT64_MAX, int64 beyond 2**53; k in {0, 1, n};
 any axis; every layout: C, Fortran, transposed, negative and non-unit strides,
@@ -264,11 +265,87 @@ def _partition_samples() -> list[PartitionSample]:
     return s
 
 
+@dataclass(frozen=True)
+class QuantileSample:
+    """``quantile`` and ``nanquantile`` of ``make(folder)`` at ``q`` with ``method`` along
+    ``axis`` (``keepdims``), and ``nanmedian`` of the same."""
+
+    name: str
+    make: Callable[[Path], np.ndarray]
+    q: Any
+    method: str = "linear"
+    axis: int | None = -1
+    keepdims: bool = False
+
+
+#: q at and next to the ends, and the middle (the issue's {0, tiny, 0.5, 1 - tiny, 1}).
+Q_EDGES = [0.0, 5e-324, 2.0**-53, 0.5, 1 - 2.0**-53, 1.0]
+#: NumPy's 13 methods (axisops.rules.quantile.METHODS), written out.
+Q_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+             "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
+             "normal_unbiased", "lower", "higher", "nearest", "midpoint")
+
+
+def _with_nan_rows(dtype: Any, shape: tuple[int, ...], seed: int) -> Callable[[Path], np.ndarray]:
+    """Tie-heavy data with a row of NaN only and a row without NaN."""
+    def make(folder: Path) -> np.ndarray:
+        a = tie_heavy(dtype, shape, seed, width=None)
+        a[0] = np.nan
+        a[1] = tie_heavy(dtype, shape[1:], seed, width=3)
+        return a
+    return make
+
+
+def _quantile_samples() -> list[QuantileSample]:
+    s = [QuantileSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)),
+                        Q_EDGES if d != np.bool_ else 0.5,
+                        "linear" if d != np.bool_ else "nearest")
+         for d in TOPK_DTYPES]
+    s += [QuantileSample(f"method {m}", _tie_heavy("float32", (4, 13), 5), Q_EDGES, m)
+          for m in Q_METHODS]
+    s += [QuantileSample(f"int64 beyond 2**53, {m}", _tie_heavy("int64", (3, 11), 6), Q_EDGES, m)
+          for m in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation",
+                    "hazen")]
+    s += [QuantileSample(f"{name}, {m}", make, Q_EDGES, m) for name, make in _SPECIALS
+          for m in ("linear", "nearest") if not (name == "bool" and m == "linear")]
+    s += [
+        QuantileSample("python float q on float32", _tie_heavy("float32", (3, 17)), 0.3),
+        QuantileSample("float32 q", _tie_heavy("float32", (3, 17)),
+                       np.array([0.1, 0.9], np.float32), "hazen"),
+        QuantileSample("float16 q on float16", _tie_heavy("float16", (3, 17)),
+                       np.array([0.2, 0.7], np.float16), "weibull"),
+        QuantileSample("integer q", _tie_heavy("uint64", (3, 9)), [0, 1]),
+        QuantileSample("2-D q", _tie_heavy("int16", (3, 9)), [[0.1, 0.5], [0.9, 1.0]],
+                       "midpoint"),
+        QuantileSample("NaN rows", _with_nan_rows("float64", (4, 10), 8), [0.25, 0.5, 0.99]),
+        QuantileSample("NaN rows float16", _with_nan_rows("float16", (4, 10), 9), 0.5,
+                       "averaged_inverted_cdf"),
+        QuantileSample("NaN rows bfloat16", _with_nan_rows(BF16, (4, 10), 9), [0.5, 1.0],
+                       "median_unbiased"),
+        QuantileSample("one element", _fixed([[np.nan], [-0.0]], "float64"), Q_EDGES),
+        QuantileSample("1-D", _tie_heavy("float64", (23,), 3), Q_EDGES),
+        QuantileSample("axis None", _tie_heavy("float32", (3, 5, 2), 3), [0.3, 0.8], axis=None),
+        QuantileSample("axis None keepdims", _tie_heavy("int32", (3, 5), 3), 0.3, axis=None,
+                       keepdims=True),
+        QuantileSample("keepdims", _tie_heavy("float32", (3, 5, 4), 3), [0.3, 0.8], axis=1,
+                       keepdims=True),
+        QuantileSample("empty batch", lambda folder: np.zeros((0, 5, 3), np.float32), 0.5,
+                       axis=1),
+    ]
+    s += [QuantileSample(f"3-D axis {a}", _tie_heavy("float64", (4, 5, 6), 11), [0.1, 0.5],
+                         "normal_unbiased", axis=a) for a in (0, 1, -1)]
+    s += [QuantileSample(f"{layout} axis {a}", _tie_heavy("float32" if a else "int64", (6, 9),
+                                                          2, layout), Q_EDGES, axis=a)
+          for layout in LAYOUTS for a in (0, 1)]
+    return s
+
+
 TOPK_SAMPLES = _topk_samples()
 GATHER_SAMPLES = _gather_samples()
 SORT_SAMPLES = _sort_samples()
 KTH_SAMPLES = _kth_samples()
 PARTITION_SAMPLES = _partition_samples()
+QUANTILE_SAMPLES = _quantile_samples()
 
 
 # ---- the pairs -------------------------------------------------------------------------------
@@ -362,7 +439,7 @@ class Pair:
         import axisops
 
         axis = kwargs.get("axis", -1)
-        if self.adapter == "dask" and op not in ("kthvalue", "median"):
+        if self.adapter == "dask" and op not in CHUNKED_OK:
             x = x.rechunk({axis % x.ndim: -1})
         if self.direct:
             got = self._direct_select(op, x, *args, **kwargs)
@@ -384,9 +461,30 @@ class Pair:
             return call.run(spec, want=(op == "partition", op == "argpartition"))[
                 op == "argpartition"]
         keepdims = kwargs.get("keepdims", False)
+        if op in ("quantile", "nanquantile", "nanmedian"):
+            return self._direct_quantile(call, op, axis, keepdims, args, kwargs)
         spec = (validation.median_spec(meta, axis, keepdims) if op == "median"
                 else validation.kthvalue_spec(meta, args[0], axis, keepdims))
         return tuple(call.run(spec))
+
+    def _direct_quantile(self, call: Any, op: str, axis: Any, keepdims: bool,
+                         args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        from axisops.rules.quantile import nanmedian_spec, quantile_spec
+
+        ndim = None
+        if axis is None:
+            ndim = call.meta().ndim
+            call.reshape((-1,))
+            axis = 0
+        if op == "nanmedian":
+            spec = nanmedian_spec(call.meta(), axis, keepdims and ndim is None)
+            got = tuple(call.run(spec, want=(False, True))[:2])
+            return got if ndim is None or not keepdims else tuple(
+                g.reshape((1,) * ndim) for g in got)
+        spec = quantile_spec(call.meta(), args[0], axis, kwargs.get("method", "linear"),
+                             keepdims and ndim is None, op == "nanquantile")
+        got = call.run(spec, want=(True, False))
+        return got if ndim is None or not keepdims else got.reshape(spec.q_shape + (1,) * ndim)
 
     def _direct(self, x: Any) -> Any:
         """A call of the runner on ``x`` through the DLPack adapter (not x's family's)."""
@@ -423,3 +521,8 @@ INSTALLED = [p for p in PAIRS if all(find_spec(m) is not None for m in p.needs)]
 SELECTING = {"numpy-cpu", "numpy-numpy", "dask-dask", "dlpack-cpu", "dlpack-numpy",
              "torch-cpu", "torch-torch", "torch-triton", "jax-cpu"}
 SELECT_INSTALLED = [p for p in INSTALLED if p.id in SELECTING]
+#: The pairs that run the quantile family's table (the engines that compute it so far).
+QUANTILE_INSTALLED = [p for p in SELECT_INSTALLED
+                      if p.id in {"numpy-cpu", "numpy-numpy", "dlpack-cpu", "dlpack-numpy"}]
+#: The operations a Dask array takes in any chunking along the axis.
+CHUNKED_OK = ("kthvalue", "median", "quantile", "nanquantile", "nanmedian")

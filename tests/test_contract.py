@@ -1,10 +1,12 @@
 """Every sample of the contract (tests/samples.py) on every adapter x engine pair, bit for bit.
 
-The selection family (sort, argsort, kthvalue, median, partition, argpartition) runs
-on the pairs of ``samples.SELECT_INSTALLED``.
+The selection family (sort, argsort, kthvalue, median, partition, argpartition) and the
+quantile family (quantile, nanquantile, nanmedian) run on the pairs of
+``samples.SELECT_INSTALLED``.
 
-The expected answer is tests/oracle.py's, in plain Python; the input must come out
-unchanged.  The rules that are not about values (argument checks, index dtypes,
+The expected answer is tests/oracle.py's, in plain Python (the quantile family's is the
+NumPy oracle of ``axisops.reference.quantile``, which tests/test_quantile.py holds to
+``np.quantile`` and ``np.nanquantile`` bit for bit); the input must come out unchanged.  The rules that are not about values (argument checks, index dtypes,
 array-likes, the unsorted set) are in test_topk_contract.py and test_gather_contract.py.
 """
 
@@ -16,6 +18,8 @@ from samples import (
     INSTALLED,
     KTH_SAMPLES,
     PARTITION_SAMPLES,
+    QUANTILE_INSTALLED,
+    QUANTILE_SAMPLES,
     SELECT_INSTALLED,
     SORT_SAMPLES,
     TOPK_SAMPLES,
@@ -33,6 +37,7 @@ from oracle import (
 
 PAIRS = [pytest.param(p, id=p.id) for p in INSTALLED]
 SELECT_PAIRS = [pytest.param(p, id=p.id) for p in SELECT_INSTALLED]
+QUANTILE_PAIRS = [pytest.param(p, id=p.id) for p in QUANTILE_INSTALLED]
 
 
 def _native(a: np.ndarray) -> np.ndarray:
@@ -116,4 +121,37 @@ def test_partition(pair, sample, tmp_path):
         (values,) = pair.select("partition", x, sample.kth, axis=sample.axis)
         (indices,) = pair.select("argpartition", x, sample.kth, axis=sample.axis)
         _same(values, indices, *ref_partition(_native(base), sample.kth, sample.axis))
+    assert np.array_equal(bits(_native(base)), before)
+
+
+@pytest.mark.parametrize("sample", QUANTILE_SAMPLES, ids=lambda s: s.name)
+@pytest.mark.parametrize("pair", QUANTILE_PAIRS)
+def test_quantile_family(pair, sample, tmp_path):
+    from axisops.reference.quantile import nanmedian, quantile
+
+    base = sample.make(tmp_path)
+    before = bits(_native(base)).copy()
+    native = _native(base)
+    flat = native.reshape(-1) if sample.axis is None else native
+    axis = 0 if sample.axis is None else sample.axis
+    lead = np.ndim(sample.q)
+    with pair.context():
+        x = pair.to_user(base)
+        for op, skipnan in (("quantile", False), ("nanquantile", True)):
+            if skipnan and base.dtype == np.bool_:
+                continue
+            (got,) = pair.select(op, x, sample.q, method=sample.method, axis=sample.axis,
+                                 keepdims=sample.keepdims)
+            want = quantile(flat, sample.q, axis, sample.method, sample.keepdims and
+                            sample.axis is not None, skipnan, got.dtype)
+            if sample.axis is None and sample.keepdims:
+                want = want.reshape(np.shape(want)[:lead] + (1,) * base.ndim)
+            assert_same_bits(got, want)
+        values, indices = pair.select("nanmedian", x, axis=sample.axis, keepdims=sample.keepdims)
+        want_values, want_indices = nanmedian(flat, axis, sample.keepdims and
+                                              sample.axis is not None)
+        if sample.axis is None and sample.keepdims:
+            want_values = want_values.reshape((1,) * base.ndim)
+            want_indices = want_indices.reshape((1,) * base.ndim)
+        _same(values, indices, want_values, want_indices)
     assert np.array_equal(bits(_native(base)), before)

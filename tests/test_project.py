@@ -103,7 +103,7 @@ def test_the_wheel_ships_typing_license_and_unpinned_extras(tmp_path):
 # --- the typed API matches the run-time one ----------------------------------------------------
 
 TYPED = ("topk", "top_k", "gather", "take_along_axis", "sort", "argsort", "kthvalue", "median",
-         "partition", "argpartition")
+         "partition", "argpartition", "quantile", "nanquantile", "nanmedian")
 #: The result classes, each a NamedTuple of (values, indices).
 RESULTS = ("TopK", "KthValue", "Median")
 

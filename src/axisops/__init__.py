@@ -7,7 +7,8 @@ array([[3, 2],
 
 Public API: :func:`topk`, :func:`top_k`, :func:`gather`, :func:`take_along_axis`;
 the selection family :func:`sort`, :func:`argsort`, :func:`kthvalue`, :func:`median`,
-:func:`partition`, :func:`argpartition`;
+:func:`partition`, :func:`argpartition`; the quantile family :func:`quantile`,
+:func:`nanquantile`, :func:`nanmedian`;
 for data larger than memory, :class:`StreamingTopK`, :func:`topk_file` and
 :func:`gather_file` (the streaming engine, :mod:`axisops.streaming`); the
 error classes, :func:`backends` (engine names) and :func:`register_backend`, and the thread
@@ -36,7 +37,10 @@ _PUBLIC = {
     "argsort": ".api",
     "kthvalue": ".api",
     "median": ".api",
+    "nanmedian": ".api",
+    "nanquantile": ".api",
     "partition": ".api",
+    "quantile": ".api",
     "sort": ".api",
     "gather": ".api",
     "take_along_axis": ".api",
@@ -74,7 +78,10 @@ if TYPE_CHECKING:  # the same functions, typed so the result has the input's arr
         gather,
         kthvalue,
         median,
+        nanmedian,
+        nanquantile,
         partition,
+        quantile,
         sort,
         take_along_axis,
         top_k,
@@ -126,7 +133,10 @@ __all__ = [
     "get_num_threads",
     "kthvalue",
     "median",
+    "nanmedian",
+    "nanquantile",
     "partition",
+    "quantile",
     "register_backend",
     "set_num_threads",
     "sort",

@@ -120,3 +120,51 @@ def argpartition(
 def argpartition(
     x: _A, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
 ) -> _A: ...
+@overload
+def quantile(
+    x: _AsNDArray,
+    q: Any,
+    axis: int | None = -1,
+    *,
+    method: str = "linear",
+    keepdims: bool = False,
+    backend: str | None = None,
+) -> _NDArray: ...
+@overload
+def quantile(
+    x: _A,
+    q: Any,
+    axis: int | None = -1,
+    *,
+    method: str = "linear",
+    keepdims: bool = False,
+    backend: str | None = None,
+) -> _A: ...
+@overload
+def nanquantile(
+    x: _AsNDArray,
+    q: Any,
+    axis: int | None = -1,
+    *,
+    method: str = "linear",
+    keepdims: bool = False,
+    backend: str | None = None,
+) -> _NDArray: ...
+@overload
+def nanquantile(
+    x: _A,
+    q: Any,
+    axis: int | None = -1,
+    *,
+    method: str = "linear",
+    keepdims: bool = False,
+    backend: str | None = None,
+) -> _A: ...
+@overload
+def nanmedian(
+    x: _AsNDArray, axis: int | None = -1, *, keepdims: bool = False, backend: str | None = None
+) -> Median[_NDArray]: ...
+@overload
+def nanmedian(
+    x: _A, axis: int | None = -1, *, keepdims: bool = False, backend: str | None = None
+) -> Median[_A]: ...

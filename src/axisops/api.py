@@ -30,6 +30,7 @@ from .rules.operations import (
     take_along_axis_shapes,
     topk_spec,
 )
+from .rules.quantile import nanmedian_spec, quantile_spec
 from .runner import Call
 
 __all__ = [
@@ -41,7 +42,10 @@ __all__ = [
     "gather",
     "kthvalue",
     "median",
+    "nanmedian",
+    "nanquantile",
     "partition",
+    "quantile",
     "sort",
     "take_along_axis",
     "top_k",
@@ -620,3 +624,225 @@ def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None
     array([1, 3, 0, 2, 4])
     """
     return _one(x, lambda meta: partition_spec(meta, kth, axis), backend, False)
+
+
+# ---- the quantile family ---------------------------------------------------------------------
+
+#: ``want`` of a quantile: its values; of nanmedian: the parts (the element and its index).
+_VALUES = (True, False)
+_PARTS = (False, True)
+
+
+def _flattened(call: Call, axis: Any, keepdims: Any) -> tuple[Any, int | None]:
+    """``axis`` for the spec, flattening ``x`` first for ``axis=None`` (as NumPy's default
+    does); the number of dimensions to give back with ``keepdims`` then (None otherwise)."""
+    if axis is not None:
+        return axis, None
+    from .rules.arguments import as_bool
+
+    ndim = call.meta().ndim
+    call.reshape((-1,))
+    return 0, ndim if as_bool("keepdims", keepdims) else None
+
+
+def _kept(call: Call, result: Any, lead: tuple[int, ...], ndim: int | None) -> Any:
+    """``result`` (an array, or a tuple of them) with every dimension of ``x`` kept as 1 after
+    ``lead`` (``q``'s), for ``axis=None, keepdims=True``."""
+    if ndim is None:
+        return result
+    shape = lead + (1,) * ndim
+    if isinstance(result, tuple):
+        return tuple(call.adapter.reshape(r, shape) for r in result)
+    return call.adapter.reshape(result, shape)
+
+
+def _quantile(x: Any, q: Any, axis: Any, method: Any, keepdims: Any, skipnan: bool,
+              backend: str | None) -> Any:
+    call = Call(x, backend)
+    ax, ndim = _flattened(call, axis, keepdims)
+    spec = quantile_spec(call.meta(), q, ax, method, keepdims if ndim is None else False,
+                         skipnan)
+    return _kept(call, call.run(spec, want=_VALUES), spec.q_shape, ndim)
+
+
+@boundary("quantile")
+def quantile(x: Any, q: Any, axis: int | None = -1, *, method: str = "linear",
+             keepdims: bool = False, backend: str | None = None) -> Any:
+    """The ``q``-th quantiles of every sequence along ``axis``: NumPy 2.4's ``quantile``, exact.
+
+    Every one of NumPy's 13 methods, with NumPy's formulas and result dtype, bit for bit
+    (a float32 ``x`` with a Python float ``q`` gives float32, with an array ``q``
+    float64; the methods that pick an element give ``x``'s dtype, so integers stay exact
+    beyond 2**53).  The order statistics are found by selection, not a sort, one per
+    distinct rank however many ``q`` share it.  Unlike NumPy's, the default ``axis`` is
+    the last (as everywhere in axisops; ``axis=None`` flattens, NumPy's default), and a
+    sequence holding NaN is not NaN as a whole: NaN sort last (the contract's order), so
+    a quantile is NaN only when the formula reads a NaN.  NumPy's ``quantile`` is
+    ``nanquantile``'s only on NaN-free data; see :func:`nanquantile` to skip NaN.
+
+    Parameters
+    ----------
+    x : array_like
+        Any rank >= 1 (any rank with ``axis=None``), a real or bool dtype (bool only for
+        the element-picking methods); NumPy arrays and array-likes, torch tensors (with
+        autograd), JAX arrays and tracers, CuPy and Dask arrays (any chunking).
+    q : float or array_like of float
+        Probabilities in ``[0, 1]``: a scalar, or an array of up to 2 dimensions, whose
+        shape leads the result's.  A Python scalar is promoted weakly (as NumPy does), a
+        NumPy float16/float32 ``q`` computes in its own precision; integers are 0 or 1.
+    axis : int or None, optional
+        The axis to reduce, in ``[-x.ndim, x.ndim)``; the last by default.  ``None``:
+        every element, as one sequence.
+    method : str, optional
+        One of NumPy's: ``"inverted_cdf"``, ``"averaged_inverted_cdf"``,
+        ``"closest_observation"``, ``"interpolated_inverted_cdf"``, ``"hazen"``,
+        ``"weibull"``, ``"linear"`` (default), ``"median_unbiased"``,
+        ``"normal_unbiased"``, ``"lower"``, ``"higher"``, ``"nearest"``, ``"midpoint"``.
+    keepdims : bool, optional
+        Keep the reduced axis (every axis for ``axis=None``) with size 1.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        Shape ``q.shape`` followed by ``x``'s without ``axis`` (or with it as 1), in
+        NumPy's result dtype, in ``x``'s array type (a 0-d array for a scalar result).
+        Differentiable for torch tensors: the gradient goes to the one or two order
+        statistics each quantile reads, weighted as they are interpolated.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A ``q`` outside ``[0, 1]`` (or NaN, or a bool), of more than 2 dimensions, a bad
+        ``axis``, ``method`` or ``keepdims``; an empty axis (it has no quantile; NumPy
+        raises an IndexError).
+    UnsupportedDTypeError
+        A dtype quantile does not take (complex...); bool with an interpolating method.
+
+    See Also
+    --------
+    nanquantile : the same, skipping NaN.
+    median : the lower median, an element with its index (``quantile(x, 0.5)`` is the
+        average of the two middle elements, NumPy's median).
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> x = np.array([[10.0, 7.0, 4.0], [3.0, 2.0, 1.0]])
+    >>> axisops.quantile(x, 0.5)
+    array([7., 2.])
+    >>> axisops.quantile(x, [0.25, 0.75], axis=0)
+    array([[4.75, 3.25, 1.75],
+           [8.25, 5.75, 3.25]])
+    >>> axisops.quantile(x, 0.5, axis=None), np.quantile(x, 0.5)
+    (array(3.5), np.float64(3.5))
+    >>> axisops.quantile(np.array([2**60 + 1, 5, 2**60 + 3]), 0.5, method="lower")
+    array(1152921504606846977)
+    """
+    return _quantile(x, q, axis, method, keepdims, False, backend)
+
+
+@boundary("nanquantile")
+def nanquantile(x: Any, q: Any, axis: int | None = -1, *, method: str = "linear",
+                keepdims: bool = False, backend: str | None = None) -> Any:
+    """The ``q``-th quantiles of every sequence along ``axis``, skipping NaN: NumPy 2.4's
+    ``nanquantile``, exact.
+
+    Each sequence's quantiles are those of its ``v`` non-NaN elements (NaN sort last, so
+    they are the stable ranks ``0 .. v - 1``, found by selection).  A sequence with no
+    non-NaN element gives NaN, without a warning: NumPy warns ``RuntimeWarning: All-NaN
+    slice encountered``; axisops gives the same NaN on every array type and engine, eager,
+    lazy (Dask) or traced (JAX, ``torch.compile``), where no warning could be raised at
+    the call.  The result dtype is NumPy's (where NumPy's depends on the data, an all-NaN
+    first sequence making a float32 result of what would be float64, axisops keeps the
+    dtype of the data-free rule).  Integer and bool ``x`` hold no NaN: their nanquantile
+    is their quantile.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`quantile`.
+    q : float or array_like of float
+        As for :func:`quantile`.
+    axis : int or None, optional
+        As for :func:`quantile` (the last by default; ``None`` flattens).
+    method : str, optional
+        As for :func:`quantile`.
+    keepdims : bool, optional
+        As for :func:`quantile`.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    array
+        As for :func:`quantile`.
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`quantile`.
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> x = np.array([[10.0, np.nan, 4.0], [3.0, 2.0, 1.0], [np.nan, np.nan, np.nan]])
+    >>> axisops.nanquantile(x, 0.5)
+    array([ 7.,  2., nan])
+    >>> axisops.nanquantile(x, [0.0, 1.0], axis=1, method="nearest")
+    array([[ 4.,  1., nan],
+           [10.,  3., nan]])
+    """
+    return _quantile(x, q, axis, method, keepdims, True, backend)
+
+
+@boundary("nanmedian")
+def nanmedian(x: Any, axis: int | None = -1, *, keepdims: bool = False,
+              backend: str | None = None) -> Median:
+    """The lower median of the non-NaN elements of every sequence along ``axis``, and its index.
+
+    :func:`median`'s rule on each sequence's ``v`` non-NaN elements: the element of stable
+    rank ``(v - 1) // 2`` (the lower of the two middle ones when ``v`` is even, equal
+    elements by index), with its index; a sequence with no non-NaN element gives its
+    lower median as a whole (a NaN, with its index), as ``torch.nanmedian`` does.
+    NumPy's ``nanmedian`` averages the two middle elements instead: that is
+    ``nanquantile(x, 0.5)`` here.
+
+    Parameters
+    ----------
+    x : array_like
+        As for :func:`median`; ``x.shape[axis]`` must be at least 1.
+    axis : int or None, optional
+        The axis to reduce (the last by default); ``None``: every element, as one sequence
+        (the indices then count in the flattened ``x``).
+    keepdims : bool, optional
+        Keep ``axis`` (every axis for ``axis=None``) with size 1.
+    backend : str, optional
+        An engine from :func:`axisops.backends` to override the default.
+
+    Returns
+    -------
+    Median
+        ``(values, indices)``, shaped like ``x`` without ``axis`` (or with it as 1),
+        ``x``'s dtype and int64.
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`median`.
+
+    Examples
+    --------
+    >>> import numpy as np, axisops
+    >>> x = np.array([[4.0, np.nan, 1.0, 3.0, 2.0], [np.nan, np.nan, 5.0, np.nan, 7.0]])
+    >>> axisops.nanmedian(x)
+    Median(values=array([2., 5.]), indices=array([4, 2]))
+    >>> float(np.nanmedian(x[0])), float(axisops.nanquantile(x[0], 0.5))
+    (2.5, 2.5)
+    """
+    call = Call(x, backend)
+    ax, ndim = _flattened(call, axis, keepdims)
+    spec = nanmedian_spec(call.meta(), ax, keepdims if ndim is None else False)
+    below, below_at = call.run(spec, want=_PARTS)[:2]
+    return Median(*_kept(call, (below, below_at), (), ndim))

@@ -2,7 +2,8 @@
 
 The rules (:mod:`axisops.rules`) turn a user's arguments into one of these
 *specs* (:class:`TopKSpec`, :class:`GatherSpec`, :class:`SortSpec`,
-:class:`KthSpec`, :class:`PartitionSpec`), whose fields are already checked:
+:class:`KthSpec`, :class:`PartitionSpec`, :class:`QuantileSpec`), whose fields are
+already checked:
 axes are non-negative, ``k`` is a Python int within range, dtypes are NumPy
 dtypes.  Engines receive only specs and never validate arguments again; a spec
 knows which engine method computes it (:meth:`TopKSpec.compute` and the others).
@@ -21,8 +22,8 @@ import numpy as np
 
 from .dtypes import native
 
-__all__ = ["BOTH", "ArrayMeta", "GatherSpec", "KthSpec", "PartitionSpec", "SortSpec", "Spec",
-           "TopKSpec"]
+__all__ = ["BOTH", "ArrayMeta", "GatherSpec", "KthSpec", "PartitionSpec", "QuantileSpec",
+           "SortSpec", "Spec", "TopKSpec"]
 
 #: ``want``: both the values and the indices of a sort or partition.
 BOTH = (True, True)
@@ -219,5 +220,57 @@ class PartitionSpec(_AlongAxis):
         return engine.partition(x, self, *want)
 
 
+class QuantileSpec(_AlongAxis):
+    """A validated quantile, nanquantile or nanmedian request along ``axis`` (in ``[0, ndim)``;
+    ``axis=None`` is a flattened ``x`` along axis 0, made so by the front).
+
+    ``q`` holds the probabilities (C order of ``q_shape``, ``()`` for a scalar) as Python
+    floats, each exactly a value of ``q_dtype``, the dtype NumPy holds ``q`` in (float16,
+    float32, float64, or int64 for integer ``q``, whose only values in range are 0 and 1);
+    ``weak`` says that ``q`` was a Python scalar, which NumPy 2 promotes weakly (a
+    float32 ``x`` with ``q=0.5`` gives float32).  ``method`` is one of NumPy's 13, or for
+    ``flavour="torch"`` (the torch drop-ins) one of torch's five, whose ranks and weights
+    are computed in ``x``'s dtype as torch computes them.  ``skipnan``: NaN are skipped
+    (nanquantile, nanmedian): every sequence's ranks count its non-NaN elements, which
+    are its stable ranks ``0 .. v - 1`` since NaN sort last.  ``out_dtype`` is the result
+    dtype NumPy gives (``x``'s own for the methods that pick an element).  ``out_shape`` is
+    ``q_shape`` followed by ``x``'s shape without ``axis`` (with it as 1 when
+    ``keepdims``).
+    """
+
+    _fields = ("shape", "dtype", "axis", "q", "q_shape", "q_dtype", "weak", "method",
+               "keepdims", "skipnan", "flavour", "result_dtype")
+    __slots__ = _fields
+    q: tuple[float, ...]
+    q_shape: tuple[int, ...]
+    q_dtype: np.dtype
+    weak: bool
+    method: str
+    keepdims: bool
+    skipnan: bool
+    flavour: str
+    result_dtype: np.dtype
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        return self.result_dtype
+
+    @property
+    def reduced_shape(self) -> tuple[int, ...]:
+        """``x``'s shape without ``axis`` (with it as 1 when ``keepdims``)."""
+        kept = (1,) if self.keepdims else ()
+        return self.shape[: self.axis] + kept + self.shape[self.axis + 1 :]
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        return self.q_shape + self.reduced_shape
+
+    def compute(self, engine: Any, x: Any, index: Any = None, want: Any = BOTH) -> Any:
+        """``engine``'s quantiles (``want == (True, False)``) or, otherwise, the parts they are
+        made of: ``(below, below_indices, above, above_indices, weights)``, see
+        :meth:`axisops.engines.base.Engine.quantile`."""
+        return engine.quantile(x, self, parts=not (want[0] and not want[1]))
+
+
 #: Every spec an engine may be asked about.
-Spec = TopKSpec | GatherSpec | SortSpec | KthSpec | PartitionSpec
+Spec = TopKSpec | GatherSpec | SortSpec | KthSpec | PartitionSpec | QuantileSpec

@@ -63,6 +63,10 @@ class Call:
         """``x`` taken is broadcast to ``shape`` from now on (``take_along_axis``)."""
         self.a = self.adapter.broadcast_to(self.a, shape)
 
+    def reshape(self, shape: tuple[int, ...]) -> None:
+        """``x`` taken is reshaped to ``shape`` from now on (``axis=None`` flattens it)."""
+        self.a = self.adapter.reshape(self.a, shape)
+
     def engine(self, spec: Spec | None = None) -> Engine:
         """The engine that runs this call (for ``spec``, when there is one)."""
         return registry.choose(self.x, self.backend, spec, a=self.a, adapter=self.adapter)
@@ -73,7 +77,7 @@ class Call:
 
         Parameters
         ----------
-        spec : TopKSpec, GatherSpec, SortSpec, KthSpec or PartitionSpec
+        spec : TopKSpec, GatherSpec, SortSpec, KthSpec, PartitionSpec or QuantileSpec
             The validated request.
         index : array, optional
             A gather's index, taken (:meth:`index`).

@@ -13,7 +13,7 @@ from typing import Any
 
 _HOMES = ("axisops.requests", "axisops.rules.operations", "axisops.rules.arguments",
           "axisops.rules.types", "axisops.rules.inputs", "axisops.rules.streaming",
-          "axisops.rules.torch_out")
+          "axisops.rules.torch_out", "axisops.rules.quantile")
 
 
 def __getattr__(name: str) -> Any:

@@ -69,6 +69,10 @@ class Adapter(ABC):
     def broadcast_to(self, a: Any, shape: tuple[int, ...]) -> Any:
         """A broadcast view of a taken array (``take_along_axis``)."""
 
+    def reshape(self, a: Any, shape: tuple[int, ...]) -> Any:
+        """A taken array (or a result) in another shape, C order (``axis=None`` flattens)."""
+        return a.reshape(shape)
+
     def observed(self, a: Any, index: Any = None) -> bool:
         """Whether the array's framework must see the call as its own operator (torch's
         autograd, compile and transforms: :mod:`axisops.torch.library`); ``index``: a

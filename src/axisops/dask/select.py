@@ -36,6 +36,7 @@ from dask.task_spec import Task, TaskRef
 
 from ..dtypes import native
 from ..engines import blocks as block_engines
+from ..kernels.keys import order_keys
 from ..requests import KthSpec, PartitionSpec, SortSpec
 from ..rules.inputs import check_one_chunk
 from .tree import graph_with, resolve_split_every, tree_reduce
@@ -45,38 +46,6 @@ __all__ = ["kthvalue", "order_keys", "partition", "sort"]
 #: bits of the key decided per round of the radix select, and the buckets they make.
 DIGIT_BITS = 8
 BUCKETS = 1 << DIGIT_BITS
-
-#: the bits of +inf for each floating type (by item size; bfloat16 is told apart by name).
-_INF_BITS = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
-_BF16_INF_BITS = 0x7F80
-
-
-def order_keys(block: np.ndarray) -> np.ndarray:
-    """Unsigned integers of ``block``'s item size whose order is the contract's ascending
-    order: equal keys for equal elements (every NaN alike, -0.0 and +0.0 alike).
-
-    >>> order_keys(np.array([-1.0, np.nan, -0.0, 0.0, np.inf], np.float32)).argsort(
-    ...     kind="stable").tolist()
-    [0, 2, 3, 4, 1]
-    """
-    dtype = native(block.dtype)
-    block = block.astype(dtype, copy=False)
-    width = dtype.itemsize
-    raw = block.view(np.dtype(f"u{width}"))
-    if dtype.kind == "b":
-        return (raw != 0).astype(np.uint8)
-    if dtype.kind == "u":
-        return raw
-    sign = np.array(1 << (8 * width - 1), raw.dtype)
-    if dtype.kind == "i":
-        return raw ^ sign
-    inf = np.array(_BF16_INF_BITS if dtype.name == "bfloat16" else _INF_BITS[width], raw.dtype)
-    magnitude = raw & ~sign
-    keys = np.where(raw & sign, ~raw, raw | sign)
-    keys[magnitude == 0] = sign  # -0.0 is +0.0
-    keys[magnitude > inf] = ~np.array(0, raw.dtype)  # every NaN, above +inf
-    return keys
-
 
 def _rows(block: np.ndarray, axis: int) -> np.ndarray:
     """``block``'s sequences along ``axis`` as the rows of a 2-D array (a view if it can)."""

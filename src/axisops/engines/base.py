@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import native
-from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, Spec, TopKSpec
+from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, Spec, TopKSpec
 from ..tracing import constant_while_tracing
 
 __all__ = ["PIECE_INDEX", "Engine"]
@@ -39,7 +39,8 @@ PIECE_INDEX = np.dtype(np.int64)
 _MISSING: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 #: The method that computes each spec of the selection family (an engine may lack them).
-_FAMILY_METHOD = {SortSpec: "sort", KthSpec: "kthvalue", PartitionSpec: "partition"}
+_FAMILY_METHOD = {SortSpec: "sort", KthSpec: "kthvalue", PartitionSpec: "partition",
+                  QuantileSpec: "quantile"}
 
 
 @constant_while_tracing
@@ -101,7 +102,8 @@ class Engine(ABC):
 
     def computes(self, spec: Spec) -> bool:
         """Whether this engine computes ``spec``'s operation at all: top-k and gather
-        always; ``sort``, ``kthvalue`` and ``partition`` where its class defines them.
+        always; ``sort``, ``kthvalue``, ``partition`` and ``quantile`` where its class
+        defines them.
 
         >>> from axisops.engines import get
         >>> from axisops.requests import ArrayMeta
@@ -150,6 +152,19 @@ class Engine(ABC):
         ranks between, in their original index order.
         """
         raise NotImplementedError(f"engine {self.name!r} does not compute partition")
+
+    def quantile(self, x: Any, spec: QuantileSpec, parts: bool = False) -> Any:
+        """The quantiles of ``spec`` (quantile, nanquantile, nanmedian): an array of
+        ``spec.out_shape`` and ``spec.out_dtype``, NumPy 2.4's formulas on the order
+        statistics of the stable order (NaN last; skipped with ``spec.skipnan``).
+
+        ``parts``: instead, what they are made of, ``(below, below_indices, above,
+        above_indices, weights)``, each of ``spec.out_shape``: the order statistics read
+        (``x``'s dtype, their bits kept), their int64 indices along the axis, and the
+        weight of ``above`` (zeros where the method picks ``below``), for the fronts that
+        interpolate themselves (torch's autograd and drop-ins) and nanmedian's index.
+        """
+        raise NotImplementedError(f"engine {self.name!r} does not compute quantile")
 
     def topk_into(self, x: Any, spec: TopKSpec, values: Any, indices: Any) -> None:
         """:meth:`topk` written into ``values`` and ``indices`` (arrays of the out shape,

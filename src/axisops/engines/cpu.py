@@ -24,7 +24,7 @@ import numpy as np
 from ..config import get_num_threads
 from ..dtypes import is_bfloat16, native
 from ..kernels.cpu_caches import data_cache_bytes
-from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from ..rules.operations import check_index_values, raise_index_error
 from .base import Engine
 
@@ -335,6 +335,17 @@ class CpuEngine(Engine):
         if not spec.kth:
             return unpartitioned(x, spec, values, indices)
         return _partition(x, spec.axis, spec.kth, values, indices)
+
+    def quantile(self, x: np.ndarray, spec: QuantileSpec, parts: bool = False):
+        """NumPy's formulas (:mod:`axisops.kernels.quantile`) on the order statistics the core
+        selects: ``kth_many``, one selection per distinct rank of each sequence (the ranks of
+        several q shared), no sort and no partition pass.  Where the core has no ``kth_many``
+        yet, a stand-in made of its partition (the same ranks everywhere) and sort (ranks
+        per sequence: nanquantile)."""
+        from ..kernels.quantile import quantile, select_by
+
+        select = globals().get("kth_many") or select_by(_partition, _sort)
+        return quantile(_addressable(x), spec, select, parts)
 
 
 def unpartitioned(x: np.ndarray, spec: PartitionSpec, values: bool = True,

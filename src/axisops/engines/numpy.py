@@ -1,6 +1,6 @@
 """The ``"numpy"`` engine: the reference implementations (:mod:`axisops.reference`).
 
-A full stable sort per top-k, sort, kthvalue and partition, and
+A full stable sort per top-k, sort, kthvalue, partition and quantile, and
 ``take_along_axis`` per gather: slow and obviously right, the oracle every other
 engine is tested against.  Values keep their bits (NaN payloads, the sign of
 zero); gather checks every index value first
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..dtypes import native
+from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from ..rules.operations import check_index_values
 from .base import Engine
 
@@ -68,6 +69,39 @@ class NumpyEngine(Engine):
 
         order = argpartition(x, list(spec.kth), spec.axis)
         return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
+
+    def quantile(self, x: np.ndarray, spec: QuantileSpec, parts: bool = False):
+        from ..reference.quantile import quantile
+
+        if parts:
+            return _reference_parts(x, spec)
+        values = quantile(x, _user_q(spec), spec.axis, spec.method, spec.keepdims, spec.skipnan,
+                          spec.out_dtype)
+        return np.asarray(values, spec.out_dtype, order="C")
+
+
+def _user_q(spec: QuantileSpec):
+    """``q`` as the caller gave it: a Python scalar (NumPy promotes it weakly) or an array."""
+    if spec.weak:
+        return spec.q[0] if spec.q_dtype.kind == "f" else int(spec.q[0])
+    return np.array(spec.q, spec.q_dtype).reshape(spec.q_shape)
+
+
+def _reference_parts(x: np.ndarray, spec: QuantileSpec):
+    """The parts of :meth:`Engine.quantile <axisops.engines.base.Engine.quantile>` from the
+    oracle's stable sort: the order statistics NumPy's formulas read, or torch's ranks
+    (``flavour="torch"``), with their indices and weight."""
+    from ..reference.quantile import quantile_parts, torch_quantile_parts
+
+    if spec.flavour == "numpy":
+        parts = quantile_parts(x, _user_q(spec), spec.axis, spec.method, spec.keepdims,
+                               spec.skipnan, spec.out_dtype)
+    else:
+        q = np.array(spec.q, spec.dtype).reshape(spec.q_shape)
+        parts = torch_quantile_parts(x, q, spec.axis, spec.method, spec.skipnan)
+        if spec.keepdims:
+            parts = tuple(np.expand_dims(a, len(spec.q_shape) + spec.axis) for a in parts)
+    return tuple(np.asarray(a, native(a.dtype), order="C") for a in parts)
 
 
 ENGINE = NumpyEngine()

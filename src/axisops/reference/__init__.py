@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from .kthvalue import kthvalue, median
 from .partition import argpartition, partition
+from .quantile import nanmedian, quantile
 from .sort import argsort, sort
 
-__all__ = ["argpartition", "argsort", "kthvalue", "median", "partition", "sort"]
+__all__ = ["argpartition", "argsort", "kthvalue", "median", "nanmedian", "partition", "quantile",
+           "sort"]

@@ -13,6 +13,7 @@ making (``tests/test_layering.py`` checks it).
 Modules: :mod:`.arguments` (integers, bools, choices, axes, ``k``, fan-ins, threads),
 :mod:`.types` (dtypes, index dtypes and their range), :mod:`.operations` (each
 operation's spec, and gather index values, the one data-dependent rule),
+:mod:`.quantile` (the quantile family: ``q``, ``method``, the result dtype NumPy gives),
 :mod:`.inputs` (arrays an adapter cannot read, ``backend=``), :mod:`.streaming` (the
 file jobs, :class:`axisops.StreamingTopK`), :mod:`.torch_out` (the torch drop-ins'
 tensors and ``out=``) and :mod:`.labels` (:mod:`axisops.xarray`'s objects, ``dim`` and
