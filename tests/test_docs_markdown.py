@@ -1,42 +1,56 @@
-"""README.md, CHANGELOG.md and the pages of docs/: every Python snippet runs, and every
-relative link resolves (``mkdocs build --strict`` checks the site's own links again).
+"""README.md, CHANGELOG.md and the pages of docs/: every Python block runs as a program of
+its own, every shell block runs as written, and every relative link resolves
+(``mkdocs build --strict`` checks the site's own links again).
 
-Snippets are the blocks fenced as ```` ```python ````.  The blocks of a file run
-in order, in one fresh namespace per file, in a temporary directory, so a later
-block may use what an earlier one made.  Conventions the files follow:
+A block is a fenced block that names its language: ``python``, ``sh`` (commands), or
+``text`` / ``json`` (output, not run).  Each runnable block runs in its own folder, which
+holds the checkout's top-level files and folders (linked, so ``examples/...`` and
+``benchmarks/...`` are there as in a fresh checkout) and nothing any other block made:
 
-- ``<!-- not-run: REASON -->`` on the line before a block: the block is not run
-  (it needs a CUDA GPU, or it is a call signature).  Keep these few.
-- A block that imports an optional stack (dask, torch, jax ...) runs where the
-  stack is installed; without it, that block and the file's later blocks are
-  skipped (they may build on it).
-- ``print(...)`` with a comment at the end of its line must print exactly the
-  comment's text (``print(x.tolist())  # [1, 2]``).
+- a ``python`` block runs in a fresh interpreter (``python -I``), as ``__main__``; a
+  ``print(...)`` with a comment at the end of its line must print exactly the comment's
+  text (``print(x.tolist())  # [1, 2]``; see ``tests/docs_block_script.py``);
+- an ``sh`` block runs in ``bash -euo pipefail`` with this interpreter's ``bin`` folder
+  first on ``PATH`` (``python`` and ``axisops`` are the installed ones) and must exit 0;
+- ``<!-- not-run: REASON -->`` on the line before a block keeps it from running: for
+  Python, a block that needs a CUDA GPU or is a call signature (keep these few); for
+  shell, the install and test commands, the full benchmark, commands that need a
+  release on PyPI, a GPU or a Dask cluster.
+
+Nothing is skipped: a block that imports a stack the test extras install (torch, JAX,
+Dask, xarray ...) fails where it is missing.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import importlib.util
-import io
+import os
 import re
+import signal
+import subprocess
 import sys
-import tokenize
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from docs_block_script import end_of_line_comments, is_print
+
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = Path(__file__).resolve().parent / "docs_block_script.py"
 #: The pages (docs/figures/*.md are snippets the performance page includes, not pages).
 FILES = [ROOT / "README.md", ROOT / "CHANGELOG.md",
-         *sorted(p for p in (ROOT / "docs").rglob("*.md") if p.parent.name != "figures")]
-#: Stacks a snippet may import that the package does not require.
-OPTIONAL = {"cupy", "dask", "distributed", "jax", "matplotlib", "torch", "triton", "xarray",
-            "zarr"}
-FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
+         *sorted(p for p in (ROOT / "docs").rglob("*.md") if "figures" not in p.parts)]
+LANGUAGES = {"python", "sh", "text", "json"}
+FENCE = re.compile(r"^(\s*)(`{3,})\s*([\w+-]*)\s*$")
 NOT_RUN = re.compile(r"^<!--\s*not-run:\s*(\S.*?)\s*-->$")
+#: Seconds a block may take (the slowest, a torch.compile and a quick benchmark, take about
+#: 8 on 2 busy cores).
+TIMEOUT = 60
+#: Blocks that import these take a few seconds or more in a fresh interpreter (and a shell
+#: block that runs the benchmark): marked slow, so that ``-m "not slow"`` leaves them out.
+HEAVY = {"torch", "jax", "dask", "distributed", "xarray"}
 
 
 @dataclass
@@ -50,131 +64,199 @@ class Block:
 
 
 def fenced_blocks(text: str) -> list[Block]:
-    """Every fenced block of a markdown text, in order."""
+    """Every fenced block of a markdown text, in order (an indented block, in a list item,
+    loses its indentation)."""
     lines, blocks, i = text.splitlines(), [], 0
     while i < len(lines):
         opening = FENCE.match(lines[i])
         if opening is None:
             i += 1
             continue
-        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith(opening[1]))
+        indent, fence = opening[1], opening[2]
+        end = next(j for j in range(i + 1, len(lines))
+                   if lines[j].strip().startswith(fence) and not lines[j].strip(" `"))
         before = next((line for line in reversed(lines[:i]) if line.strip()), "")
         marker = NOT_RUN.match(before.strip())
-        blocks.append(Block(opening[2], i + 2, "\n".join(lines[i + 1:end]),
-                            marker[1] if marker else None))
+        code = "\n".join(line[len(indent):] if line.startswith(indent) else line.lstrip()
+                         for line in lines[i + 1:end])
+        blocks.append(Block(opening[3], i + 2, code, marker[1] if marker else None))
         i = end + 1
     return blocks
 
 
-def python_blocks(path: Path) -> list[Block]:
-    return [b for b in fenced_blocks(path.read_text()) if b.language == "python"]
+def blocks_of(path: Path) -> list[Block]:
+    return fenced_blocks(path.read_text(encoding="utf-8"))
 
 
-def missing_stacks(code: str) -> list[str]:
-    """The optional stacks ``code`` imports that are not installed here."""
+def _name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix() if ROOT in path.parents else path.name
+
+
+def _imports(code: str) -> set[str]:
     roots = set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             roots.add(node.module.split(".")[0])
-    return sorted(r for r in roots & OPTIONAL if importlib.util.find_spec(r) is None)
+    return roots
 
 
-def end_of_line_comments(code: str) -> dict[int, str]:
-    """``{line: text}`` of comments that follow code on their line (1-based lines)."""
-    found, code_lines = {}, set()
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type == tokenize.COMMENT and token.start[0] in code_lines:
-            found[token.start[0]] = token.string.lstrip("#").strip()
-        elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                                tokenize.DEDENT, tokenize.COMMENT):
-            code_lines.add(token.start[0])
-    return found
+def _runnable(language: str) -> list:
+    params = []
+    for path in FILES:
+        for block in blocks_of(path):
+            if block.language != language or block.not_run is not None:
+                continue
+            heavy = ("axisops bench" in block.code if language == "sh"
+                     else HEAVY & _imports(block.code))
+            params.append(pytest.param(path, block, id=f"{_name(path)}:{block.line}",
+                                       marks=[pytest.mark.slow] if heavy else []))
+    return params
 
 
-def _is_print(statement: ast.stmt) -> bool:
-    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-            and isinstance(statement.value.func, ast.Name) and statement.value.func.id == "print")
+def _checkout_folder(folder: Path) -> Path:
+    """``folder`` with links to the checkout's top-level files and folders (those git
+    tracks, or every visible one in a source tree without git)."""
+    try:
+        names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                               check=True).stdout.decode().split("\0")
+        tops = {n.split("/")[0] for n in names if n}
+    except (OSError, subprocess.CalledProcessError):
+        tops = {p.name for p in ROOT.iterdir() if not p.name.startswith(".")}
+    for name in sorted(tops):
+        if (ROOT / name).exists():
+            (folder / name).symlink_to(ROOT / name)
+    return folder
 
 
-def run_block(block: Block, filename: str, namespace: dict) -> int:
-    """Run ``block`` statement by statement; check its prints; return how many were checked."""
-    tree = ast.parse(block.code)
-    comments, checked = end_of_line_comments(block.code), 0
-    for statement in tree.body:
-        module = ast.Module([statement], type_ignores=[])
-        ast.increment_lineno(module, block.line - 1)  # tracebacks point into the .md file
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            exec(compile(module, filename, "exec"), namespace)
-        expected = comments.get(statement.end_lineno - block.line + 1)
-        if _is_print(statement) and expected is not None:
-            assert printed.getvalue().rstrip("\n") == expected, \
-                f"{filename}:{statement.lineno} printed {printed.getvalue()!r}"
-            checked += 1
-    return checked
+def _run(command: list[str], folder: Path, what: str) -> subprocess.CompletedProcess:
+    """``command`` in ``folder``, its own session, killed with its children after
+    :data:`TIMEOUT` seconds (a hang fails the test)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
+           f"{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+    env.pop("AXISOPS_DEBUG", None)
+    proc = subprocess.Popen(command, cwd=folder, env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{what} did not finish in {TIMEOUT} s\n--- stdout\n{out}\n"
+                    f"--- stderr\n{err}")
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
-@pytest.fixture
-def clean_ascend_runtime():
-    """Snippets may leave the Ascend emulator initialised; later tests need it fresh."""
-    yield
-    acl = sys.modules.get("axisops.ascend.acl")
-    if acl is not None:  # finalise through the public API (100001 when nothing was left)
-        acl.finalize()
-        acl.get_recent_err_msg()
+def run_python_block(path: Path, block: Block, folder: Path) -> subprocess.CompletedProcess:
+    """``block`` of ``path`` as a program of its own, in a fresh interpreter in ``folder``."""
+    code = folder / f"block_{block.line}.py"
+    code.write_text(block.code + "\n", encoding="utf-8")
+    return _run([sys.executable, "-I", str(SCRIPT), str(code), str(path), str(block.line)],
+                folder, f"{_name(path)}:{block.line}")
 
 
-RUNNABLE = [path for path in FILES if any(b.not_run is None for b in python_blocks(path))]
+@pytest.mark.parametrize(("path", "block"), _runnable("python"))
+def test_a_python_block_runs_as_a_program_of_its_own(path, block, tmp_path):
+    done = run_python_block(path, block, _checkout_folder(tmp_path))
+    assert done.returncode == 0, f"{_name(path)}:{block.line}\n{done.stderr[-4000:]}"
 
 
-#: Files whose snippets take ten seconds or more (the README's tour imports every stack).
-SLOW = {"README.md", "scale.md"}
+@pytest.mark.parametrize(("path", "block"), _runnable("sh"))
+def test_a_shell_block_runs_as_written(path, block, tmp_path):
+    folder = _checkout_folder(tmp_path)
+    (folder / ".block.sh").write_text(block.code + "\n", encoding="utf-8")
+    done = _run(["bash", "-euo", "pipefail", ".block.sh"], folder,
+                f"{_name(path)}:{block.line}")
+    assert done.returncode == 0, (f"{_name(path)}:{block.line} exited {done.returncode}\n"
+                                  f"--- stdout\n{done.stdout[-2000:]}\n"
+                                  f"--- stderr\n{done.stderr[-2000:]}")
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in RUNNABLE
-], ids=lambda p: str(p.relative_to(ROOT)))
-def test_the_python_snippets_run(path, tmp_path, monkeypatch, clean_ascend_runtime):
-    monkeypatch.chdir(tmp_path)
-    filename, namespace = str(path.relative_to(ROOT)), {"__name__": "__main__"}
-    for block in python_blocks(path):
-        if block.not_run is not None:
-            continue
-        missing = missing_stacks(block.code)
-        if missing:
-            pytest.skip(f"{filename}:{block.line} and later blocks need {', '.join(missing)}")
-        run_block(block, filename, namespace)
-
-
-def test_the_conventions_are_applied_and_exceptions_stay_few():
-    blocks = {path.relative_to(ROOT).as_posix(): python_blocks(path) for path in FILES}
-    not_run = [(name, b.line, b.not_run) for name, bs in blocks.items() for b in bs if b.not_run]
+def test_every_block_names_its_language_and_exceptions_stay_few():
+    blocks = {_name(path): blocks_of(path) for path in FILES}
+    unnamed = [f"{name}:{b.line} ({b.language or 'no language'})"
+               for name, bs in blocks.items() for b in bs if b.language not in LANGUAGES]
+    assert unnamed == [], "fence every block as python, sh, text or json"
+    not_run = [(name, b.line, b.not_run) for name, bs in blocks.items() for b in bs
+               if b.not_run and b.language == "python"]
     assert len(not_run) <= 4, not_run
-    for name in ("README.md", "docs/ascend.md", "docs/directml.md", "docs/scale.md"):
-        assert any(b.not_run is None for b in blocks[name]), name
-    checked_prints = sum(len([s for s in ast.parse(b.code).body if _is_print(s)])
-                         for bs in blocks.values() for b in bs if b.not_run is None)
+    pointless = [(name, b.line) for name, bs in blocks.items() for b in bs
+                 if b.not_run and b.language not in ("python", "sh")]
+    assert pointless == [], "only python and sh blocks run: no not-run marker elsewhere"
+    for name in ("README.md", "docs/ascend.md", "docs/directml.md", "docs/scale.md",
+                 "docs/cli.md"):
+        assert any(b.not_run is None and b.language in ("python", "sh")
+                   for b in blocks[name]), name
+    checked_prints = sum(len([s for s in ast.parse(b.code).body if is_print(s)])
+                         for bs in blocks.values() for b in bs
+                         if b.language == "python" and b.not_run is None)
     assert checked_prints >= 3
 
 
-def test_a_print_that_does_not_print_its_comment_fails():
+#: ``pip install`` of axisops by name (from PyPI), not of a checkout (``.``, ``'.[x]'``).
+FROM_PYPI = re.compile(r"pip install\s+(?:-\S+\s+)*['\"]?axisops\b")
+
+
+def test_installs_from_pypi_say_that_they_need_a_release():
+    """There is no release on PyPI: every command that installs axisops by name says so on
+    its line, and runs nowhere; the others install the checkout."""
+    found = []
+    for path in FILES:
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            if FROM_PYPI.search(line) and "release" not in line:
+                found.append(f"{_name(path)}:{number}: {line.strip()}")
+        for block in blocks_of(path):
+            if block.language == "sh" and FROM_PYPI.search(block.code):
+                assert block.not_run and "release" in block.not_run, \
+                    f"{_name(path)}:{block.line} installs from PyPI: mark it not-run"
+    assert found == []
+
+
+def test_a_print_that_does_not_print_its_comment_fails(tmp_path):
     block = Block("python", 10, "x = [1, 2]\nprint(x)  # [1, 2]\nprint(len(x))  # 3", None)
-    with pytest.raises(AssertionError, match=r"snippet.md:12 printed '2\\n'"):
-        run_block(block, "snippet.md", {})
+    done = run_python_block(tmp_path / "snippet.md", block, tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().endswith("snippet.md:12 printed '2', and its comment says '3'")
+    assert done.stdout == "[1, 2]\n2\n"
+
+
+def test_a_block_sees_nothing_of_another(tmp_path):
+    """Each block is a program of its own: names, imports and files of one are not there
+    for the next."""
+    first = Block("python", 1, "import sys\nx = 1\nopen('made.txt', 'w').close()", None)
+    second = Block("python", 5, "print('numpy' in sys.modules)", None)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert run_python_block(tmp_path / "p.md", first, tmp_path / "a").returncode == 0
+    done = run_python_block(tmp_path / "p.md", second, tmp_path / "b")
+    assert done.returncode == 1 and "NameError: name 'sys' is not defined" in done.stderr
+    assert 'p.md", line 5' in done.stderr  # the traceback points into the markdown file
+    assert not (tmp_path / "b" / "made.txt").exists()
+
+
+def test_a_hanging_block_fails_after_the_timeout(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "TIMEOUT", 1)
+    block = Block("python", 1, "import time\ntime.sleep(60)", None)
+    start = time.monotonic()
+    with pytest.raises(pytest.fail.Exception, match="did not finish in 1 s"):
+        run_python_block(tmp_path / "p.md", block, tmp_path)
+    assert time.monotonic() - start < 30
 
 
 def test_fences_markers_and_comments_are_read_as_written():
     text = ("Intro\n\n<!-- not-run: needs a GPU -->\n```python\nimport torch\n```\n\n"
-            "```sh\nls\n```\n````python\nprint(1)  # 1\n````\n")
+            "```sh\nls\n```\n````python\nprint(1)  # 1\n````\n"
+            "- item\n  ```text\n  E_INVALIDARG\n  ```\n")
     assert fenced_blocks(text) == [Block("python", 5, "import torch", "needs a GPU"),
                                    Block("sh", 9, "ls", None),
-                                   Block("python", 12, "print(1)  # 1", None)]
+                                   Block("python", 12, "print(1)  # 1", None),
+                                   Block("text", 16, "E_INVALIDARG", None)]
     assert end_of_line_comments("# alone\nx = 1  # one\ny = '# no'\n") == {2: "one"}
-    assert missing_stacks("import numpy\nimport no_such_stack") == []
-    assert missing_stacks("import dask.array as da") == (
-        [] if importlib.util.find_spec("dask") else ["dask"])
+    assert FROM_PYPI.search("pip install 'axisops[torch]'")
+    assert FROM_PYPI.search("pip install -q axisops")
+    assert not FROM_PYPI.search(".venv/bin/pip install -q '.[torch]'")
 
 
 # --- links ------------------------------------------------------------------------------------
@@ -190,8 +272,8 @@ def prose(text: str) -> str:
     for line in lines:
         opening = FENCE.match(line)
         if fence is None and opening is not None:
-            fence = opening[1]
-        elif fence is not None and line.startswith(fence):
+            fence = opening[2]
+        elif fence is not None and line.strip().startswith(fence) and not line.strip(" `"):
             fence = None
         elif fence is None:
             keep.append(line)
@@ -201,7 +283,7 @@ def prose(text: str) -> str:
 def anchors(path: Path) -> set[str]:
     """GitHub's anchors for the headings of a markdown file."""
     found = set()
-    for line in prose(path.read_text()).splitlines():
+    for line in prose(path.read_text(encoding="utf-8")).splitlines():
         heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if heading:
             title = heading[1].replace("`", "").strip().lower()
@@ -220,7 +302,7 @@ def _resolves(page: Path, target: str) -> bool:
 
 def broken_links(path: Path) -> list[str]:
     """The relative links (and backticked ``*.md`` names) of ``path`` that resolve to nothing."""
-    text = prose(path.read_text())
+    text = prose(path.read_text(encoding="utf-8"))
     broken = []
     for target in LINK.findall(CODE_SPAN.sub("", text)):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target):
@@ -233,7 +315,7 @@ def broken_links(path: Path) -> list[str]:
     return broken
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", FILES, ids=_name)
 def test_every_relative_link_resolves(path):
     assert broken_links(path) == []
 

@@ -18,41 +18,102 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"
 
 
-def test_the_performance_snippets_are_what_the_json_files_say():
-    """``python -m axisops.bench.history docs/figures`` remakes them after a run."""
+def test_the_performance_tables_are_what_the_json_files_say():
+    """``python -m axisops.bench.history docs/figures`` remakes them after a run: the page's
+    two snippets and the README's rows."""
     for name, text in history.snippets(FIGURES).items():
-        assert (FIGURES / name).read_text() == text, \
+        assert (FIGURES / name).read_text(encoding="utf-8") == text, \
             f"docs/figures/{name} is stale: run python -m axisops.bench.history docs/figures"
     page = (ROOT / "docs" / "performance.md").read_text()
     for name in history.snippets(FIGURES):
         assert f'--8<-- "docs/figures/{name}"' in page
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = history.readme_table(FIGURES / "bench.json", FIGURES / "history")
+    assert history.with_readme_table(readme, table) == readme, \
+        "README.md's table is stale: run python -m axisops.bench.history docs/figures"
+    assert table.count("\n| ") >= 8
 
 
-def test_every_run_of_the_history_is_named_by_its_date_and_commit():
-    runs = sorted((FIGURES / "history").glob("bench-*.json"))
-    assert len(runs) >= 14
+def test_the_performance_page_shows_the_current_plot_first():
+    page = (ROOT / "docs" / "performance.md").read_text()
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page)
+    assert images == ["figures/bench.png"]
+    assert page.index("figures/bench.png") < page.index("--8<--")
+    assert "numba" not in page.lower()
+
+
+def test_the_history_holds_dated_full_runs_of_the_compiled_core():
+    runs = sorted((FIGURES / "history").glob("*"))
+    assert runs and all(p.suffix == ".json" for p in runs)
+    whens = set()
     for path in runs:
-        when, commit, _ = history.parse_name(path.name)
-        assert json.loads(path.read_text())["when"].startswith(when), path.name
-        assert re.fullmatch(r"[0-9a-f]{7}", commit)
-    assert sorted(p.name for p in (FIGURES / "history").glob("*.png")) == \
-        ["bench-2026-12-05-2200-bac9896-numba.png"]
+        when, commit = history.parse_name(path.name)
+        payload = json.loads(path.read_text())
+        assert payload["when"].startswith(when), path.name
+        assert re.fullmatch(r"[0-9a-f]{7,40}", commit)
+        assert not payload["quick"] and "numba" not in payload["machine"]["versions"]
+        whens.add(payload["when"])
+    assert json.loads((FIGURES / "bench.json").read_text())["when"] in whens
+    # The Numba era (its runs, tables and plots) is in git's history, not in the tree.
+    assert sorted(p.name for p in FIGURES.iterdir()) == [
+        "bench.json", "bench.png", "current.md", "frameworks.json", "gpu-h200-1.json",
+        "gpu-h200-2.json", "gpu-h200-3.json", "history", "history.md"]
 
 
-def test_the_history_table_has_one_row_per_run(tmp_path):
-    source = json.loads(next((FIGURES / "history").glob("bench-*.json")).read_text())
-    for name in ("bench-2026-01-02-0304-abcdef1.json", "bench-2026-01-03-1200-1234567-x.json"):
-        (tmp_path / name).write_text(json.dumps(source))
-    (tmp_path / "notes.json").write_text("{}")  # not a run: ignored
+def _run(folder: Path, name: str, when: str, cases: list[dict] | None = None) -> dict:
+    source = json.loads((FIGURES / "bench.json").read_text())
+    payload = {**source, "when": when, "cases": cases or source["cases"]}
+    (folder / name).write_text(json.dumps(payload))
+    return payload
+
+
+def test_the_history_table_has_one_short_row_per_run(tmp_path):
+    _run(tmp_path, "bench-2026-01-02-0304-abcdef1.json", "2026-01-02 03:04:05")
+    _run(tmp_path, "bench-2026-01-03-1200-1234567.json", "2026-01-03 12:00:00")
+    (tmp_path / "notes.json").write_text("{}")  # not a run: left alone
     rows = history.history_table(tmp_path, link_prefix="").splitlines()
     assert len(rows) == 4
-    assert rows[2].startswith("| 2026-01-02 03:04 | `abcdef1` |")
-    assert rows[3].endswith("| [json](bench-2026-01-03-1200-1234567-x.json) |")
+    assert rows[2].startswith("| [2026-01-02 03:04](bench-2026-01-02-0304-abcdef1.json) "
+                              "| `abcdef1` | Intel Xeon, 2 CPUs | 48 of 48 | 59 of 66 |")
+    assert all(len(row) < 160 for row in rows)
     with pytest.raises(ValueError, match="is not named"):
         history.parse_name("bench-stopgap.json")
-    assert history.current_table(tmp_path / "missing.json") == history.NO_CURRENT + "\n"
-    table = history.current_table(tmp_path / "bench-2026-01-02-0304-abcdef1.json")
-    assert len(table.splitlines()) == 4 + len(source["cases"])
+    with pytest.raises(ValueError, match="is not named"):
+        history.parse_name("bench-2026-12-05-2200-bac9896-numba.json")
+
+
+def test_the_current_table_is_one_compact_row_per_case(tmp_path):
+    (tmp_path / "history").mkdir()
+    cases = json.loads((FIGURES / "bench.json").read_text())["cases"][:3]
+    cases[1] = {**cases[1], "exact": False, "targets": [
+        {"target": ">= 3x faster than best", "value": "2.00x", "met": False},
+        {"target": "<= 2x floor", "value": "1.00 floor", "met": True}]}
+    cases[2] = {**cases[2], "targets": []}
+    payload = _run(tmp_path, "bench.json", "2026-01-02 03:04:05", cases)
+    with pytest.raises(ValueError, match=r"copy bench.json to .*bench-2026-01-02-0304-COMMIT"):
+        history.current_table(tmp_path / "bench.json")
+    (tmp_path / "history" / "bench-2026-01-02-0304-abcdef1.json").write_text(
+        json.dumps(payload))
+    text = history.current_table(tmp_path / "bench.json")
+    lines = text.splitlines()
+    assert lines[0].startswith("The current run: 2026-01-02 03:04, commit `abcdef1`, ")
+    assert "Intel Xeon, 2 CPUs (Linux 6.18.44)" in lines[0]
+    assert "2 of 3 rows exact; 3 of 4 targets met" in lines[2]
+    table = [line for line in lines if line.startswith("| ")]
+    assert table[0] == ("| case | floor | axisops | × floor | numpy | torch | JAX | ORT "
+                        "| vs best peer | target |")
+    assert [row.rsplit("|", 2)[1].strip() for row in table[1:]] == ["✓", "✗", "–"]
+    assert "(**not exact**)" in table[2] and all(len(row) < 120 for row in table)
+    assert lines[-1] == f"- {cases[1]['case']}: >= 3x faster than best (measured 2.00x)"
+    assert history.current_table(tmp_path / "missing.json").startswith("*No current run yet")
+
+
+def test_the_readme_table_goes_between_its_marks():
+    readme = "# A\n\n<!-- bench:readme (made) -->\nold\n<!-- bench:end -->\nrest\n"
+    assert history.with_readme_table(readme, "| new |\n") == (
+        "# A\n\n<!-- bench:readme (made) -->\n\n| new |\n\n<!-- bench:end -->\nrest\n")
+    with pytest.raises(ValueError, match="no <!-- bench:readme"):
+        history.with_readme_table("# A\n", "| new |\n")
 
 
 # --- words ------------------------------------------------------------------------------
@@ -143,14 +204,96 @@ def test_the_changelog_is_the_package_s_and_the_site_includes_it():
     assert '--8<-- "CHANGELOG.md"' in (ROOT / "docs" / "changelog.md").read_text()
 
 
-def test_the_reference_pages_name_modules_that_exist():
+def _reference_targets() -> dict[str, list[str]]:
+    return {p.name: re.findall(r"^::: ([\w.]+)$", p.read_text(), re.M)
+            for p in sorted((ROOT / "docs" / "reference").glob("*.md"))}
+
+
+def test_the_reference_pages_name_objects_that_exist():
+    import importlib
+
+    targets = _reference_targets()
+    assert len(targets) == 5
+    for name in (n for names in targets.values() for n in names):
+        module, _, attr = name.rpartition(".")
+        try:
+            found = importlib.import_module(name)
+        except ImportError:
+            found = getattr(importlib.import_module(module), attr, None)
+        assert found is not None, name
+
+
+def test_the_reference_names_every_public_name_of_axisops_after_its_usage():
+    page = (ROOT / "docs" / "reference" / "axisops.md").read_text()
+    documented = set(_reference_targets()["axisops.md"])
+    assert {f"axisops.{n}" for n in axisops.__all__ if n != "__version__"} <= documented
+    for name, text in ((p.name, p.read_text()) for p in (ROOT / "docs" / "reference").glob("*.md")):
+        first = text.index(":::")
+        assert "```python" in text[:first] or name in ("torch.md", "directml.md", "xarray.md")
+    assert page.index("```python") < page.index(":::")
+
+
+def _roles():
     import importlib.util
 
-    pages = sorted((ROOT / "docs" / "reference").glob("*.md"))
-    targets = [m for p in pages for m in re.findall(r"^::: ([\w.]+)$", p.read_text(), re.M)]
-    assert len(pages) == 5 and "axisops" in targets
-    for target in targets:
-        assert importlib.util.find_spec(target) is not None, target
+    spec = importlib.util.spec_from_file_location("roles", ROOT / "docs" / "reference" / "roles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sphinx_roles_become_cross_references():
+    roles = _roles()
+    scope = {"topk": "axisops.api.topk", "Engine": "axisops.engines.base.Engine"}
+
+    def resolve(name):
+        first, _, rest = name.partition(".")
+        if first == "axisops":
+            return name
+        return scope[first] + (f".{rest}" if rest else "")
+
+    text = ("See :func:`topk`, :meth:`~Engine.topk_block`, :mod:`axisops.runner`, "
+            ":class:`the engine <axisops.engines.base.Engine>`, :data:`nowhere` and "
+            ":func:`axisops.topk()`: in the array's type::\n\n    call.run(spec)\n")
+    converted = roles.convert(text, resolve)
+    assert roles.ROLE.search(converted) is None
+    assert ('<autoref identifier="axisops.api.topk" optional><code>topk</code></autoref>'
+            in converted)
+    assert '"axisops.engines.base.Engine.topk_block" optional><code>topk_block</code>' \
+        in converted
+    assert '"axisops.engines.base.Engine" optional><code>the engine</code>' in converted
+    assert '"nowhere" optional><code>nowhere</code>' in converted  # unresolved: plain code
+    assert "<code>axisops.topk()</code>" in converted
+    assert converted.endswith("in the array's type:\n\n    call.run(spec)\n")
+
+
+def test_a_page_that_shows_a_raw_role_is_found():
+    roles = _roles()
+    page = ("<p>Each is a :func:<code>boundary</code>, see :mod:`x`.</p>"
+            "<pre><code>:func:`in a code block`</code></pre><p><code>:func:`quoted`</code></p>")
+    found = roles.raw_roles(page)
+    assert len(found) == 2 and ":func:" in found[0] and ":mod:`x`" in found[1]
+    assert "code block" not in "".join(found) and "quoted" not in "".join(found)
+    assert roles.raw_roles("<p>See <code>topk</code>: fine.</p>") == []
+
+
+def test_every_role_of_the_package_is_one_the_reference_converts():
+    roles = _roles()
+    unconverted = []
+    for path in sorted((ROOT / "src" / "axisops").rglob("*.py*")):
+        if path.suffix not in (".py", ".pyi"):
+            continue
+        for match in re.finditer(r":(?:py:)?[a-z]+:`[^`]*`", path.read_text(encoding="utf-8")):
+            if not roles.ROLE.fullmatch(match[0]):
+                unconverted.append(f"{path.relative_to(ROOT)}: {match[0]}")
+    assert unconverted == []
+
+
+def test_the_docs_build_installs_only_the_documentation_tools():
+    readme = (ROOT / "README.md").read_text()
+    (command,) = [line for line in readme.splitlines() if "mkdocs build" in line]
+    assert "mkdocs mkdocs-material" in command and " -e " not in command \
+        and ".[" not in command and "pip install -q ." not in command
 
 
 def test_the_nav_names_the_pages():

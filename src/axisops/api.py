@@ -125,7 +125,7 @@ def topk(
     index_dtype : dtype, optional
         Integer dtype of ``indices`` (default int64); it must hold ``n - 1``.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -209,7 +209,7 @@ def gather(x: Any, dim: int, index: Any, *, backend: str | None = None) -> Any:
         values in ``[-n, n-1]`` where ``n = x.shape[dim]`` (negatives count from
         the end); any integer dtype.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -366,7 +366,7 @@ def sort(x: Any, axis: int = -1, *, descending: bool = False,
     descending : bool, optional
         Greatest first (equal elements still in index order).
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -418,7 +418,7 @@ def argsort(x: Any, axis: int = -1, *, descending: bool = False,
     descending : bool, optional
         Greatest first (equal elements still in index order).
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -462,7 +462,7 @@ def kthvalue(x: Any, k: int, axis: int = -1, *, keepdims: bool = False,
     keepdims : bool, optional
         Keep ``axis`` in the results, with size 1.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -513,7 +513,7 @@ def median(x: Any, axis: int = -1, *, keepdims: bool = False,
     keepdims : bool, optional
         Keep ``axis`` in the results, with size 1.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -547,7 +547,7 @@ def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -
     NumPy's meaning: position ``kth`` receives the element that would be there in
     the stable sort, every element before it is not greater and every element
     after it is not smaller.  Unlike NumPy's, the order is documented and the
-    same on every engine: the elements between two kths (and before the first,
+    same on every backend: the elements between two kths (and before the first,
     after the last) come in their original index order.  ``partition(x, kth)``
     is ``x`` taken at :func:`argpartition`.
 
@@ -562,7 +562,7 @@ def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -
     axis : int, optional
         The axis to partition along, in ``[-x.ndim, x.ndim)``; the last by default.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -605,7 +605,7 @@ def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None
     axis : int, optional
         The axis to partition along; the last by default.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -701,7 +701,7 @@ def quantile(x: Any, q: Any, axis: int | None = -1, *, method: str = "linear",
     keepdims : bool, optional
         Keep the reduced axis (every axis for ``axis=None``) with size 1.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -752,7 +752,7 @@ def nanquantile(x: Any, q: Any, axis: int | None = -1, *, method: str = "linear"
     Each sequence's quantiles are those of its ``v`` non-NaN elements (NaN sort last, so
     they are the stable ranks ``0 .. v - 1``, found by selection).  A sequence with no
     non-NaN element gives NaN, without a warning: NumPy warns ``RuntimeWarning: All-NaN
-    slice encountered``; axisops gives the same NaN on every array type and engine, eager,
+    slice encountered``; axisops gives the same NaN on every array type and backend, eager,
     lazy (Dask) or traced (JAX, ``torch.compile``), where no warning could be raised at
     the call.  The result dtype is NumPy's (where NumPy's depends on the data, an all-NaN
     first sequence making a float32 result of what would be float64, axisops keeps the
@@ -772,7 +772,7 @@ def nanquantile(x: Any, q: Any, axis: int | None = -1, *, method: str = "linear"
     keepdims : bool, optional
         As for :func:`quantile`.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
@@ -819,7 +819,7 @@ def nanmedian(x: Any, axis: int | None = -1, *, keepdims: bool = False,
     keepdims : bool, optional
         Keep ``axis`` (every axis for ``axis=None``) with size 1.
     backend : str, optional
-        An engine from :func:`axisops.backends` to override the default.
+        A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------

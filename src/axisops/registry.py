@@ -114,15 +114,18 @@ def _hosted(engine: Engine, spec: Spec | None) -> Engine:
 
 
 def register_backend(backend: Engine, *, replace: bool = False) -> None:
-    """Add an engine, under its name, for the arrays of its ``array_type``.
+    """Add a backend, under its name, for the arrays of its ``array_type``.
+
+    A backend is an instance of an ``Engine`` subclass: the class that holds the code
+    computing each operation for one array type (``axisops.engines``).
 
     Parameters
     ----------
     backend : axisops.engines.base.Engine
         A named instance; it becomes the default for its arrays if it has the
-        highest priority among the available engines that take them.
+        highest priority among the available backends that take them.
     replace : bool, optional
-        Replace an engine of the same name.
+        Replace a backend of the same name.
 
     Raises
     ------
@@ -153,12 +156,12 @@ def _register(backend: Any, replace: bool) -> None:
 
 
 def backends() -> list[str]:
-    """Names of the engines that can run here.
+    """Names of the backends that can run here: what ``backend=`` takes.
 
     Returns
     -------
     list of str
-        Every engine whose dependencies are installed, by the array type it
+        Every backend whose dependencies are installed, by the array type it
         computes on, then priority; any of them may be named with ``backend=``
         (for the arrays it takes).
 
