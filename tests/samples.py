@@ -523,6 +523,7 @@ SELECTING = {"numpy-cpu", "numpy-numpy", "dask-dask", "dlpack-cpu", "dlpack-nump
 SELECT_INSTALLED = [p for p in INSTALLED if p.id in SELECTING]
 #: The pairs that run the quantile family's table (the engines that compute it so far).
 QUANTILE_INSTALLED = [p for p in SELECT_INSTALLED
-                      if p.id in {"numpy-cpu", "numpy-numpy", "dlpack-cpu", "dlpack-numpy"}]
+                      if p.id in {"numpy-cpu", "numpy-numpy", "dlpack-cpu", "dlpack-numpy",
+                                  "torch-cpu", "torch-torch", "torch-triton", "jax-cpu"}]
 #: The operations a Dask array takes in any chunking along the axis.
 CHUNKED_OK = ("kthvalue", "median", "quantile", "nanquantile", "nanmedian")

@@ -80,7 +80,9 @@ class Call:
         spec : TopKSpec, GatherSpec, SortSpec, KthSpec, PartitionSpec or QuantileSpec
             The validated request.
         index : array, optional
-            A gather's index, taken (:meth:`index`).
+            A gather's index, taken (:meth:`index`); for a quantile, the caller's tensor of
+            probabilities where its spec holds none of their values (a torch drop-in
+            under ``torch.compile``).
         want : (bool, bool), optional
             Which of a sort's or partition's values and indices to compute (``None``
             comes back for the other).

@@ -4,7 +4,8 @@ The contract in ``lax`` operations, on any device (:mod:`axisops.kernels.jax.ops
 a top-k compiled for the CPU runs a NumPy engine on XLA's buffers through a
 buffer callback, with a ``custom_jvp`` (the choice is made when the program is
 lowered, by ``lax.platform_dependent``); so do sort, kthvalue (median) and
-partition (:mod:`axisops.kernels.jax.select`).  That NumPy engine is the
+partition (:mod:`axisops.kernels.jax.select`) and the quantile family
+(:mod:`axisops.kernels.jax.quantile`).  That NumPy engine is the
 registry's default for the request (``"cpu"`` where the core is built), given to
 this engine by the registry (:attr:`JaxEngine.host_type`, :meth:`JaxEngine.on_host`)
 and to the kernels as an argument; the engine from the table, with no host
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from ..rules.operations import check_index_values
 from .base import Engine
 
@@ -36,9 +37,10 @@ def _is_tracer(x: Any) -> bool:
 
 
 def _kernel(op: str) -> Any:
-    from ..kernels.jax import ops, select
+    from ..kernels.jax import ops, quantile, select
 
-    return getattr(ops if op in ("topk", "gather") else select, op)
+    module = ops if op in ("topk", "gather") else quantile if op == "quantile" else select
+    return getattr(module, op)
 
 
 @cache
@@ -91,6 +93,9 @@ class JaxEngine(Engine):
     def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[Any, Any]:
         return _run("partition", x, spec, values, indices, self.host)
+
+    def quantile(self, x: Any, spec: QuantileSpec, parts: bool = False) -> Any:
+        return _run("quantile", x, spec, parts, self.host)
 
 
 @cache

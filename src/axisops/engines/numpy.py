@@ -92,10 +92,11 @@ def _reference_parts(x: np.ndarray, spec: QuantileSpec):
     oracle's stable sort: the order statistics NumPy's formulas read, or torch's ranks
     (``flavour="torch"``), with their indices and weight."""
     from ..reference.quantile import quantile_parts, torch_quantile_parts
+    from ..rules.quantile import weights_dtype
 
     if spec.flavour == "numpy":
         parts = quantile_parts(x, _user_q(spec), spec.axis, spec.method, spec.keepdims,
-                               spec.skipnan, spec.out_dtype)
+                               spec.skipnan, weights_dtype(spec))
     else:
         q = np.array(spec.q, spec.dtype).reshape(spec.q_shape)
         parts = torch_quantile_parts(x, q, spec.axis, spec.method, spec.skipnan)

@@ -6,16 +6,17 @@ where it is installed), the engine the registry gives way to for requests the
 ``"triton"`` engine does not take (64-bit element types, say), and the reference
 the Triton kernels are held to.  ``backend="torch"`` runs it on CPU tensors too.
 It is also the selection family's engine for tensors off the CPU (sort, argsort,
-kthvalue, median, partition: the ``"triton"`` engine has no kernels for them).
-The operations are in :mod:`axisops.kernels.torch.ops` and
-:mod:`axisops.kernels.torch.select`; torch is imported when they first run.
+kthvalue, median, partition, and the quantile family: the ``"triton"`` engine has no
+kernels for them).  The operations are in :mod:`axisops.kernels.torch.ops`,
+:mod:`axisops.kernels.torch.select` and :mod:`axisops.kernels.torch.quantile`; torch is
+imported when they first run.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from .base import Engine
 
 __all__ = ["ENGINE", "TorchEngine"]
@@ -55,6 +56,11 @@ class TorchEngine(Engine):
         from ..kernels.torch import select
 
         return select.partition(x, spec, values, indices)
+
+    def quantile(self, x: Any, spec: QuantileSpec, parts: bool = False) -> Any:
+        from ..kernels.torch import quantile
+
+        return quantile.quantile(x, spec, parts)
 
 
 ENGINE = TorchEngine()

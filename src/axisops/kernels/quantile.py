@@ -24,10 +24,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ..requests import QuantileSpec
-from ..rules.quantile import picks
+from ..rules.quantile import picks, weights_dtype
 from .keys import order_keys
 
-__all__ = ["Plan", "lerp", "plan", "positions", "quantile", "select_by", "valid_counts"]
+__all__ = ["Plan", "lerp", "no_weights", "plan", "plans", "positions", "quantile", "select_by",
+           "valid_counts"]
 
 _FLOAT64 = np.dtype(np.float64)
 #: (alpha, beta) of NumPy's continuous methods (Hyndman and Fan's).
@@ -173,7 +174,9 @@ def lerp(below: np.ndarray, above: np.ndarray, gamma: np.ndarray, spec: Quantile
     ``below + (above - below) * gamma``, or where ``gamma >= 0.5``, ``above - (above - below)
     * (1 - gamma)``; the difference in ``x``'s dtype (integers wrap, as NumPy's do), ``1 -
     gamma`` in ``gamma``'s (a Python float's, float64, for a weak ``q``), each cast to the
-    result dtype as NumPy casts them.  No floating-point warning is raised.
+    result dtype as NumPy casts them.  A NaN it makes is NumPy's ``np.nan`` (the sign and
+    payload of a NaN from arithmetic depend on the processor and the operands' order; the
+    contract's NaN does not).  No floating-point warning is raised.
 
     >>> from axisops.requests import ArrayMeta
     >>> from axisops.rules.quantile import quantile_spec
@@ -187,7 +190,10 @@ def lerp(below: np.ndarray, above: np.ndarray, gamma: np.ndarray, spec: Quantile
         diff = (above - below).astype(out)
         low = below.astype(out) + diff * gamma.astype(out)
         high = above.astype(out) - diff * (1 - gamma).astype(out)
-        return np.where(gamma >= 0.5, high, low)
+        values = np.where(gamma >= 0.5, high, low)
+    if out.kind == "f" or out.name == "bfloat16":
+        values[np.isnan(values)] = np.nan
+    return values
 
 
 def valid_counts(x: np.ndarray, axis: int) -> np.ndarray | None:
@@ -213,6 +219,8 @@ def positions(x: np.ndarray, axis: int, ranks: np.ndarray, values: np.ndarray) -
     ranks) give int64 indices of shape ``(sequences, t)``.  Among the elements equal to the
     value, the one whose place in index order makes up the rank (the stable order's)."""
     rows = _rows(x, axis)
+    if rows.shape[0] == 0:
+        return np.empty(values.shape, np.int64)
     keys = order_keys(rows)
     wanted = order_keys(values)
     ranks = np.broadcast_to(ranks, values.shape)
@@ -232,54 +240,65 @@ def _to_out(a: np.ndarray, spec: QuantileSpec) -> np.ndarray:
     return np.asarray(moved.reshape(spec.out_shape), order="C")
 
 
+def plans(spec: QuantileSpec, counts: np.ndarray | None) -> tuple[Plan, np.ndarray | None]:
+    """The plan of every sequence and which sequences have no non-NaN element (None: none).
+
+    ``counts``: the non-NaN elements of every sequence (:func:`valid_counts`), or None for
+    one plan of ``spec.n`` for all.  A sequence with none reads the lower median of the
+    whole sequence (a NaN, as nanmedian gives), with weight 0.
+    """
+    if counts is None:
+        return plan(spec, spec.n), None
+    empty = counts == 0
+    p = plan(spec, np.maximum(counts, 1)[:, None])
+    middle = np.int64((spec.n - 1) // 2)
+    gamma = None if p.gamma is None else np.where(empty[:, None], 0, p.gamma).astype(
+        p.gamma.dtype)
+    return Plan(np.where(empty[:, None], middle, p.below),
+                np.where(empty[:, None], middle, p.above), gamma), empty
+
+
+def no_weights(spec: QuantileSpec, shape: tuple[int, ...]) -> np.ndarray:
+    """The weights of a method that picks ``below``: zeros of :func:`weights_dtype`'s."""
+    return np.zeros(shape, weights_dtype(spec))
+
+
 def quantile(x: np.ndarray, spec: QuantileSpec, select: Select, parts: bool = False):
     """The quantiles of ``x`` for ``spec`` (an array of ``spec.out_shape`` and ``out_dtype``)
     with the order statistics ``select`` finds; ``parts``: instead, ``(below, below_indices,
     above, above_indices, weights)``, each of ``spec.out_shape``: the order statistics read,
-    their int64 indices along the axis and the weight of ``above`` (``gamma`` in its dtype,
-    zeros for the methods that pick ``below``).
+    their int64 indices along the axis and the weight of ``above`` (``gamma``, of
+    :func:`~axisops.rules.quantile.weights_dtype`; zeros for the methods that pick
+    ``below``).
 
     For nanquantile a sequence with no non-NaN element gives NaN (its parts: the lower
     median of the whole sequence, a NaN itself, as nanmedian's).
     """
     axis, n = spec.axis, spec.n
     sequences = prod(spec.shape) // n
-    counts = valid_counts(x, axis) if spec.skipnan else None
-    if counts is None:
-        p = plan(spec, n)
-        empty = None
-    else:
-        empty = counts == 0
-        p = plan(spec, np.maximum(counts, 1)[:, None])
-        middle = np.int64((n - 1) // 2)
-        gamma = None if p.gamma is None else np.where(empty[:, None], 0, p.gamma).astype(
-            p.gamma.dtype)
-        p = Plan(np.where(empty[:, None], middle, p.below),
-                 np.where(empty[:, None], middle, p.above), gamma)
+    p, empty = plans(spec, valid_counts(x, axis) if spec.skipnan else None)
     t = p.below.shape[-1]
     wanted = p.below if p.gamma is None else np.concatenate([p.below, p.above], axis=-1)
-    if wanted.ndim == 1:
+    if sequences == 0:
+        got = np.empty((0, wanted.shape[-1]), x.dtype)
+    elif wanted.ndim == 1:
         unique, back = np.unique(wanted, return_inverse=True)
-        got = select(x, axis, unique)[..., back] if sequences else np.empty(
-            spec.shape[:axis] + spec.shape[axis + 1:] + (wanted.size,), x.dtype)
+        got = select(x, axis, unique).reshape(sequences, unique.size)[:, back]
     else:
-        got = select(x, axis, np.ascontiguousarray(wanted))
-    got = got.reshape(sequences, wanted.shape[-1])
+        got = select(x, axis, np.ascontiguousarray(wanted)).reshape(sequences, -1)
     below = got[:, :t]
     above = below if p.gamma is None else got[:, t:]
-    gamma = None if p.gamma is None else np.broadcast_to(p.gamma, (sequences, t))
     if parts:
-        weights = (np.zeros((sequences, t), spec.out_dtype if spec.flavour == "numpy"
-                            else spec.dtype) if gamma is None else gamma)
-        below_at = positions(x, axis, p.below, below) if sequences else below.astype(np.int64)
-        above_at = below_at if p.gamma is None else (
-            positions(x, axis, p.above, above) if sequences else above.astype(np.int64))
+        weights = (no_weights(spec, (sequences, t)) if p.gamma is None
+                   else np.broadcast_to(p.gamma, (sequences, t)))
+        below_at = positions(x, axis, p.below, below)
+        above_at = below_at if p.gamma is None else positions(x, axis, p.above, above)
         return tuple(_to_out(a, spec) for a in (below, below_at, above, above_at, weights))
-    values = below if gamma is None else lerp(below, above, gamma, spec)
-    if empty is not None and empty.any():
-        values = values.astype(spec.out_dtype, copy=True)
+    values = below if p.gamma is None else lerp(below, above, p.gamma, spec)
+    values = values.astype(spec.out_dtype, copy=empty is not None and bool(empty.any()))
+    if empty is not None:
         values[empty] = np.nan
-    return _to_out(values.astype(spec.out_dtype, copy=False), spec)
+    return _to_out(values, spec)
 
 
 def select_by(partition: Callable[..., tuple], sort: Callable[..., tuple]) -> Select:

@@ -4,7 +4,9 @@ Every sequence is sorted stably (NaN last, as the contract orders them), and Num
 ``_quantile`` is run on the sorted sequence as NumPy's source states it: the virtual
 index of each method (``_QuantileMethods``), ``_get_indexes``, ``_get_gamma`` and
 ``_lerp`` with its ``t >= 0.5`` branch, one sequence at a time (as ``nanquantile`` runs
-``_quantile`` on each sequence's non-NaN elements), in the dtypes NumPy computes in.
+``_quantile`` on each sequence's non-NaN elements), in the dtypes NumPy computes in; a
+NaN the interpolation makes is ``np.nan`` (NumPy's has the sign and payload the processor
+gives it).
 Where a sequence holds no NaN this is NumPy's ``quantile`` itself (``np.quantile``
 partitions where this sorts: the same order statistics); ``tests/test_quantile.py``
 checks it against ``np.quantile`` and ``np.nanquantile`` bit for bit.  Where NumPy's
@@ -122,7 +124,10 @@ def _one(arr: np.ndarray, quantiles: np.ndarray, method: str, weak_q: bool) -> n
     previous_indexes, next_indexes, gamma = _plan(arr.shape[0], quantiles, method, weak_q)
     if next_indexes is None:  # taken by a 1-D index: an array, a bool's byte kept
         return np.take(arr, np.reshape(previous_indexes, -1)).reshape(np.shape(previous_indexes))
-    return np.asarray(_lerp(arr[previous_indexes], arr[next_indexes], gamma))
+    values = np.asarray(_lerp(arr[previous_indexes], arr[next_indexes], gamma))
+    if values.dtype.kind == "f" or values.dtype.name == "bfloat16":
+        values[np.isnan(values)] = np.nan  # the contract's NaN
+    return values
 
 
 def _at(seq: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -188,9 +193,9 @@ def quantile_parts(x: np.ndarray, q: Any, axis: int = -1, method: str = "linear"
     """What :func:`quantile` interpolates: ``(below, below_indices, above, above_indices,
     weights)``, each of the result's shape: the elements NumPy's formulas read from the
     stable sort (their bits), their indices along ``axis``, and the weight of ``above``
-    (``gamma``: float64 for a Python scalar ``q``, else ``q``'s dtype; zeros of ``dtype``
-    where the method takes ``below`` as it is).  For nanquantile, a sequence with no
-    non-NaN element reads the lower median of the whole sequence (a NaN).
+    (``gamma``: float64 for a Python scalar ``q``, else NumPy's virtual index's dtype;
+    zeros of ``dtype`` where the method takes ``below`` as it is).  For nanquantile, a
+    sequence with no non-NaN element reads the lower median of the whole sequence (a NaN).
 
     >>> parts = quantile_parts(np.array([4.0, 1.0, 3.0]), 0.25)
     >>> [a.tolist() for a in parts]

@@ -18,13 +18,14 @@ import numpy as np
 from ..dtypes import native
 from ..errors import UnsupportedDTypeError, with_fields
 from ..requests import ArrayMeta, QuantileSpec
+from ..tracing import constant_while_tracing
 from . import invalid
 from .arguments import as_bool, as_choice, normalize_axis
 from .operations import require_rank
 from .types import check_topk_dtype
 
-__all__ = ["METHODS", "PICKING", "TORCH_METHODS", "as_q", "nanmedian_spec", "picks",
-           "quantile_spec", "result_dtype"]
+__all__ = ["METHODS", "PICKING", "TORCH_METHODS", "as_q", "check_torch_q", "check_unbatched_q",
+           "nanmedian_spec", "picks", "quantile_spec", "result_dtype", "weights_dtype"]
 
 #: NumPy's 13 methods, in the order of its documentation.
 METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
@@ -56,6 +57,7 @@ def picks(method: str, q_dtype: np.dtype, flavour: str = "numpy") -> bool:
     return method in PICKING or (method == "linear" and q_dtype.kind == "i")
 
 
+@constant_while_tracing
 def result_dtype(dtype: np.dtype, q_dtype: np.dtype, weak: bool, method: str,
                  flavour: str = "numpy") -> np.dtype:
     """The dtype of NumPy 2.4's ``quantile(x, q, method=method)`` for ``x`` of ``dtype``
@@ -92,13 +94,37 @@ def result_dtype(dtype: np.dtype, q_dtype: np.dtype, weak: bool, method: str,
     return native(np.promote_types(dtype, gamma))
 
 
+def weights_dtype(spec: QuantileSpec) -> np.dtype:
+    """The dtype of the interpolation weights (``gamma``) of ``spec``: NumPy's virtual index's
+    (``q``'s float dtype; for integer ``q`` int64 where the index stays an integer, else
+    float64), float64 for a Python scalar ``q`` (a Python float), ``x``'s for torch's
+    drop-ins, and the result dtype for a method that picks an element (its weights are 0).
+
+    >>> from axisops.requests import ArrayMeta
+    >>> weights_dtype(quantile_spec(ArrayMeta((3,), np.dtype("float32")),
+    ...               np.float32([0.5]), 0, "hazen", False, False))
+    dtype('float32')
+    """
+    if spec.flavour == "torch":
+        return native(spec.dtype)
+    if picks(spec.method, spec.q_dtype):
+        return spec.result_dtype
+    if spec.weak:
+        return _FLOAT64
+    if spec.q_dtype.kind == "f":
+        return spec.q_dtype
+    return _INT64 if spec.method in _INTEGER_VIRTUAL else _FLOAT64
+
+
 def _as_host(value: Any) -> Any:
     """``q`` of a framework (a torch tensor, a JAX array) as NumPy reads it, on the host."""
     if type(value).__module__.partition(".")[0] == "torch":
-        return value.detach().cpu().resolve_conj().numpy()
+        # by value: a tensor under torch.func has no storage NumPy could view
+        return np.asarray(value.detach().cpu().tolist(), str(value.dtype).rpartition(".")[2])
     return value
 
 
+@constant_while_tracing
 def as_q(value: Any, like: np.dtype | None = None
          ) -> tuple[tuple[float, ...], tuple[int, ...], np.dtype, bool]:
     """``q`` as ``(values, shape, dtype, weak)``: the probabilities in C order as Python floats,
@@ -108,7 +134,8 @@ def as_q(value: Any, like: np.dtype | None = None
     Each value is in ``[0, 1]`` (NaN is not).  Python floats, NumPy floating types
     (float16, float32, float64) and integers (read as int64; only 0 and 1 are in range)
     are taken; bool, complex and other types are not.  ``like``: the dtype torch holds
-    ``q`` in (its drop-ins: ``x``'s), the values rounded to it.
+    ``q`` in (its drop-ins: ``x``'s), the values rounded to it.  ``torch.compile`` calls
+    this outside its trace (its NumPy is not the trace's), with ``q`` a constant.
 
     >>> as_q(0.25)
     ((0.25,), (), dtype('float64'), True)
@@ -150,8 +177,9 @@ def quantile_spec(meta: ArrayMeta, q: Any, axis: Any, method: Any, keepdims: Any
     """Validate a quantile or nanquantile call (``skipnan``) along ``axis`` (an integer: the
     front flattens ``x`` for ``axis=None``); returns a clean spec.
 
-    ``flavour="torch"``: torch's drop-ins (its five methods, ``q`` in ``x``'s dtype,
-    ``x`` float32 or float64).  An empty axis has no quantile (the error names ``x``).
+    ``flavour="torch"``: torch's drop-ins (its five methods, called ``interpolation``, ``q``
+    in ``x``'s dtype, ``x`` float32 or float64).  An empty axis has no quantile (the error
+    names ``x``).
 
     >>> spec = quantile_spec(ArrayMeta((4, 6), np.dtype("float32")), [0.1, 0.9], 1,
     ...                      "linear", False, False)
@@ -167,7 +195,8 @@ def quantile_spec(meta: ArrayMeta, q: Any, axis: Any, method: Any, keepdims: Any
             f"float32, float64)"), name="x", dtype=meta.dtype, allowed="float32, float64")
     ax = normalize_axis("axis", axis, meta.ndim)
     check_nonempty(meta, ax, f"no {what}")
-    name = as_choice("method", method, TORCH_METHODS if flavour == "torch" else METHODS)
+    name = (as_choice("interpolation", method, TORCH_METHODS) if flavour == "torch"
+            else as_choice("method", method, METHODS))
     keep = as_bool("keepdims", keepdims)
     values, shape, q_dtype, weak = as_q(q, meta.dtype if flavour == "torch" else None)
     if flavour == "torch":
@@ -199,3 +228,26 @@ def check_nonempty(meta: ArrayMeta, axis: int, what: str) -> None:
         invalid(f"x has size 0 along axis {axis} (shape {meta.shape}), which has {what} "
                 f"(need at least one element)", name="x", value=meta.shape, axis=axis, size=0,
                 allowed="at least one element along the axis")
+
+
+def check_torch_q(dtype: Any, need_dtype: Any, ndim: int, device: Any, need_device: Any) -> None:
+    """A tensor ``q`` as ``torch.quantile`` takes it: ``input``'s dtype and device, at most one
+    dimension."""
+    if ndim > 1:
+        invalid(f"q has {ndim} dimensions (need a scalar or a 1-D tensor, as torch.quantile "
+                f"takes)", name="q", value=ndim, allowed="at most 1 dimension")
+    if dtype != need_dtype:
+        raise with_fields(UnsupportedDTypeError(
+            f"q has dtype {dtype}, need input's dtype {need_dtype} (as torch.quantile)"),
+            name="q", dtype=dtype, allowed=str(need_dtype))
+    if device != need_device:
+        invalid(f"q is on {device}, need input's device {need_device}", name="q", value=device,
+                allowed=str(need_device))
+
+
+def check_unbatched_q(unbatched: bool) -> None:
+    """``q`` is not batched by ``torch.func.vmap`` (its probabilities make the request's
+    shape; the data is what vmap may batch)."""
+    if not unbatched:
+        invalid("q is batched by vmap (need the same probabilities for the whole batch)",
+                name="q", value="batched", allowed="an unbatched q")

@@ -1,5 +1,6 @@
-"""Drop-ins for ``torch.topk``, ``torch.gather``, ``torch.take_along_dim`` and the sorting
-family: ``torch.sort``, ``argsort``, ``msort``, ``kthvalue`` and ``median``.
+"""Drop-ins for ``torch.topk``, ``torch.gather``, ``torch.take_along_dim``, the sorting
+family (``torch.sort``, ``argsort``, ``msort``, ``kthvalue`` and ``median``) and the
+quantile family (``torch.quantile``, ``nanquantile`` and ``nanmedian``).
 
 Code written against torch can swap the import and keep its calls::
 
@@ -47,12 +48,14 @@ from ..api import argsort as _argsort
 from ..api import gather as _gather
 from ..api import kthvalue as _kthvalue
 from ..api import median as _median
+from ..api import nanmedian as _nanmedian
 from ..api import take_along_axis as _take_along_axis
 from ..api import topk as _topk
 from ..errors import boundary
 from ..kernels.torch.dtypes import keep_bytes, reshape_bits
 from ..rules.arguments import as_bool
 from ..rules.operations import gather_spec, sort_spec
+from ..rules.quantile import check_torch_q, quantile_spec
 from ..rules.torch_out import (
     check_out_pair,
     check_out_tensor,
@@ -63,7 +66,8 @@ from ..rules.torch_out import (
 from ..runner import Call
 from . import library  # noqa: F401  (registers the axisops:: operators)
 
-__all__ = ["argsort", "gather", "kthvalue", "median", "msort", "sort", "take_along_dim", "topk"]
+__all__ = ["argsort", "gather", "kthvalue", "median", "msort", "nanmedian", "nanquantile",
+           "quantile", "sort", "take_along_dim", "topk"]
 
 
 def _need_tensor(name: str, value: object, any_array: str) -> None:
@@ -670,3 +674,207 @@ def median(
     if out is not None:
         _check_pair("median", input, out)
     return _pair_out("median", input, out, *_median(_as_1d(input), dim, keepdims=keepdim))
+
+
+@boundary("nanmedian", torch=True)
+def nanmedian(
+    input: torch.Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    out: Any = None,
+) -> Any:
+    """``torch.nanmedian`` with the axisops contract: the lower median of the non-NaN elements.
+
+    ``nanmedian(input, dim)`` is, for every sequence along ``dim`` with ``v`` non-NaN
+    elements, the one of stable rank ``(v - 1) // 2`` and its index (among equal elements
+    the one of lower index); a sequence of NaN only gives its own lower median, a NaN, as
+    torch does.  Without ``dim``, the lower median of every non-NaN element (a 0-d tensor,
+    value only).
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        As for :func:`sort`, with at least one element (along ``dim``).
+    dim : int, optional
+        The dimension to reduce; without it, every element.
+    keepdim : bool, optional
+        Keep ``dim`` in the results, with size 1 (without ``dim``: every dimension).
+    out : torch.Tensor or tuple of two torch.Tensor, optional
+        As for :func:`median`.
+
+    Returns
+    -------
+    torch.Tensor or torch.return_types.nanmedian
+        As for :func:`median` (differentiable: the gradient goes to the median element).
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`median`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> t = torch.tensor([[4.0, float("nan"), 1.0, 3.0], [float("nan")] * 4])
+    >>> ax.nanmedian(t, dim=1)
+    torch.return_types.nanmedian(
+    values=tensor([3., nan]),
+    indices=tensor([3, 1]))
+    >>> ax.nanmedian(t)
+    tensor(3.)
+    """
+    _need_tensor("input", input, "axisops.nanmedian")
+    if dim is None:
+        if out is not None:
+            _refuse_autograd("nanmedian", input)
+        value = _nanmedian(reshape_bits(input, (-1,)), 0).values
+        if as_bool("keepdim", keepdim):
+            value = value.reshape((1,) * input.dim())
+        if out is None:
+            return value
+        return _one_out("nanmedian", out, value, {"input": input})
+    if out is not None:
+        _check_pair("nanmedian", input, out)
+    return _pair_out("nanmedian", input, out,
+                     *_nanmedian(_as_1d(input), dim, keepdims=keepdim))
+
+
+def _torch_q(input: torch.Tensor, q: Any) -> Any:
+    """``q`` as torch takes it: a number, or a tensor of ``input``'s dtype and device with at
+    most one dimension (checked here; its values by the rules).  Under ``torch.compile`` a
+    tensor's values are not known until it runs: the spec is made of zeros of its shape,
+    and the operator's kernel checks and reads the tensor itself."""
+    if isinstance(q, torch.Tensor):
+        check_torch_q(q.dtype, input.dtype, q.dim(), q.device, input.device)
+        if torch.compiler.is_compiling():  # zeros of its shape, held in input's dtype
+            return [0.0] * q.shape[0] if q.dim() else 0.0
+    return q
+
+
+def _quantile(function: str, input: torch.Tensor, q: Any, dim: Any, keepdim: Any,
+              interpolation: Any, out: Any, skipnan: bool) -> torch.Tensor:
+    _need_tensor("input", input, f"axisops.{function}")
+    if out is not None:
+        _refuse_autograd(function, input)
+    keep = as_bool("keepdim", keepdim)
+    call = Call(reshape_bits(input, (-1,)) if dim is None else _as_1d(input))
+    traced = isinstance(q, torch.Tensor) and torch.compiler.is_compiling()
+    spec = quantile_spec(call.meta(), _torch_q(input, q), 0 if dim is None else dim,
+                         interpolation, keep and dim is not None, skipnan, flavour="torch")
+    below, _, above, _, weights = call.run(spec, q if traced else None, want=(False, True))
+    interpolates = spec.method in ("linear", "midpoint")
+    values = torch.lerp(below, above, weights) if interpolates else below
+    if dim is None and keep:
+        values = values.reshape(spec.q_shape + (1,) * input.dim())
+    elif input.dim() == 0:
+        values = values.reshape(spec.q_shape)
+    if out is None:
+        return values
+    return _one_out(function, out, values, {"input": input})
+
+
+@boundary("quantile", torch=True)
+def quantile(
+    input: torch.Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """``torch.quantile`` with the axisops contract, of any size.
+
+    torch's ranks and interpolation: ``q`` in ``input``'s dtype, the rank ``q * (n - 1)``
+    in it, rounded down, up or to the nearest even (``lower``, ``higher``, ``nearest``) or
+    interpolated by ``torch.lerp`` (``linear``; ``midpoint`` with weight 0.5).  What
+    changes is the order the ranks are read from: the contract's stable order, NaN greater
+    than +inf (so a NaN comes out where the ranks read one; ``torch.quantile`` gives NaN
+    for a sequence as soon as it holds one), and the element of each rank found by
+    selection; inputs of more than 2**24 elements along ``dim``, which ``torch.quantile``
+    refuses, work (their ranks are computed in ``input``'s dtype, as torch computes them).
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        float32 or float64 (as torch's), any device.
+    q : float or torch.Tensor
+        Probabilities in ``[0, 1]``: a number, or a tensor of ``input``'s dtype and device
+        with at most one dimension, which leads the result's shape.
+    dim : int, optional
+        The dimension to reduce; without it, every element.
+    keepdim : bool, optional
+        Keep ``dim`` (every dimension without ``dim``) with size 1.
+    interpolation : str, optional
+        ``"linear"`` (default), ``"lower"``, ``"higher"``, ``"midpoint"`` or ``"nearest"``.
+    out : torch.Tensor, optional
+        A tensor of ``input``'s dtype and device to write into.  Not with autograd.
+
+    Returns
+    -------
+    torch.Tensor
+        ``q``'s shape, then ``input``'s without ``dim``; differentiable (the gradient goes
+        to the one or two elements each quantile reads, as torch's).
+
+    Raises
+    ------
+    InvalidArgumentError
+        A ``q`` out of range or of more than one dimension, a bad ``dim``,
+        ``interpolation`` or ``keepdim``, an empty ``input``, or a bad ``out``.
+    UnsupportedDTypeError
+        An ``input`` that is not float32 or float64, or a ``q`` tensor of another dtype.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> t = torch.tensor([[0.0, 1.0, 2.0, 3.0], [4.0, 8.0, float("nan"), 6.0]])
+    >>> ax.quantile(t, 0.5, dim=1)
+    tensor([1.5000, 7.0000])
+    >>> ax.quantile(t, torch.tensor([0.25, 1.0]), dim=1, interpolation="lower")
+    tensor([[0., 4.],
+            [3., nan]])
+    """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+
+
+@boundary("nanquantile", torch=True)
+def nanquantile(
+    input: torch.Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """``torch.nanquantile`` with the axisops contract, of any size: :func:`quantile` of the
+    non-NaN elements of every sequence (its ``v`` of them, the stable ranks ``0 .. v - 1``),
+    NaN for a sequence of NaN only, as torch gives.
+
+    Parameters
+    ----------
+    input, q, dim, keepdim, interpolation, out
+        As for :func:`quantile`.
+
+    Returns
+    -------
+    torch.Tensor
+        As for :func:`quantile`.
+
+    Raises
+    ------
+    InvalidArgumentError, UnsupportedDTypeError
+        As for :func:`quantile`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from axisops import torch as ax
+    >>> t = torch.tensor([[0.0, 1.0, float("nan"), 3.0], [float("nan")] * 4])
+    >>> ax.nanquantile(t, 0.5, dim=1)
+    tensor([1., nan])
+    """
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)

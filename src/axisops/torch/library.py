@@ -20,9 +20,19 @@ observe, whether or not the program imported :mod:`axisops.torch`)::
     axisops::partition(Tensor x, int[] kth, int dim, str? backend=None)
         -> (Tensor values, Tensor indices)
     axisops::argpartition(Tensor x, int[] kth, int dim, str? backend=None) -> Tensor
+    axisops::quantile(Tensor x, Tensor q, str q_dtype, bool weak, int dim, bool keepdim,
+                      str method, bool skipnan, str flavour, str? backend=None)
+        -> (Tensor below, Tensor below_indices, Tensor above, Tensor above_indices,
+            Tensor weights)
 
 (``kthvalue`` serves median too: ``k = (n - 1) // 2 + 1``, a ``SymInt`` under
-dynamic shapes; the ``arg`` forms compute no values.)
+dynamic shapes; the ``arg`` forms compute no values.  ``quantile`` serves quantile,
+nanquantile, nanmedian and the drop-ins: it gives the order statistics each quantile
+reads and their weights, its ``q`` a tensor of the probabilities (read by its kernel,
+so that a drop-in's tensor ``q`` can be compiled), with the dtype NumPy held them in; the
+interpolation is torch operations after it, NumPy's
+(:func:`axisops.kernels.torch.quantile.finish`) or, for the drop-ins, ``torch.lerp``, so
+that autograd, compile and export see it.)
 
 - **eager** calls run the engine ``backend`` names, found in the engine table
   (:func:`axisops.engines.get`): the runner (:mod:`axisops.runner`) passes the
@@ -98,7 +108,17 @@ from ..adapters.torch import ADAPTER
 from ..engines.base import Engine
 from ..errors import boundary
 from ..kernels.torch.ops import index_as_int64
-from ..requests import BOTH, ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, Spec, TopKSpec
+from ..requests import (
+    BOTH,
+    ArrayMeta,
+    GatherSpec,
+    KthSpec,
+    PartitionSpec,
+    QuantileSpec,
+    SortSpec,
+    Spec,
+    TopKSpec,
+)
 from ..rules.operations import (
     gather_spec,
     kthvalue_spec,
@@ -513,6 +533,182 @@ _KTHVALUE = torch.ops.axisops.kthvalue.default
 _PARTITION = torch.ops.axisops.partition.default
 _ARGPARTITION = torch.ops.axisops.argpartition.default
 
+# ---- the quantile family ----------------------------------------------------------------------
+
+_LIB.define(
+    "quantile(Tensor x, Tensor q, str q_dtype, bool weak, int dim, bool keepdim, str method, "
+    "bool skipnan, str flavour, str? backend=None) -> (Tensor, Tensor, Tensor, Tensor, Tensor)"
+)
+#: The arguments of ``axisops::quantile`` after ``x`` that make its spec (``backend`` aside).
+_QUANTILE_ARGS = 8
+
+
+def _quantile_spec(meta: ArrayMeta, q: Tensor, q_dtype: str, weak: bool, dim: int,
+                   keepdim: bool, method: str, skipnan: bool, flavour: str, *,
+                   values: bool = True) -> QuantileSpec:
+    """The operator's spec, from its arguments: ``q`` a tensor of the probabilities, rebuilt
+    as the caller gave them (a Python scalar where ``weak``, else an array of ``q_dtype``).
+    ``values=False`` (fake tensors, which hold none) reads its shape alone: the spec's
+    ``q`` are zeros, and ``q`` is checked when the kernel runs."""
+    from ..rules.quantile import quantile_spec
+
+    dtype = np.dtype(q_dtype)
+    got = (np.asarray(q.detach().cpu().tolist(), np.float64) if values
+           else np.zeros(tuple(q.shape)))
+    user_q = got.astype(dtype)
+    if weak:
+        user_q = user_q.item()
+    return quantile_spec(meta, user_q, dim, method, keepdim, skipnan, flavour)
+
+
+def _quantile_args(spec: QuantileSpec, q: Tensor | None = None) -> tuple[Any, ...]:
+    """The operator's arguments after ``x`` for ``spec``; ``q``: the caller's tensor of
+    probabilities (the drop-ins under ``torch.compile``, whose spec could not read it)."""
+    if q is None:
+        q = torch.tensor(spec.q, dtype=torch.float64).reshape(spec.q_shape)
+    return (q, spec.q_dtype.name, spec.weak, spec.axis, spec.keepdims, spec.method,
+            spec.skipnan, spec.flavour)
+
+
+@boundary("quantile")
+def _quantile_kernel(x, *args):
+    spec = _quantile_spec(_meta(x, "x"), *args[:_QUANTILE_ARGS])
+    backend = args[_QUANTILE_ARGS] if len(args) > _QUANTILE_ARGS else None
+    parts = _compute(x, spec, backend, want=(False, True))
+    return tuple(p.contiguous() for p in parts)
+
+
+@boundary("quantile")
+def _quantile_fake(x, *args):
+    from ..kernels.torch.dtypes import torch_dtype
+    from ..rules.quantile import weights_dtype
+
+    spec = _quantile_spec(_meta(x, "x"), *args[:_QUANTILE_ARGS], values=False)
+    shape = spec.out_shape
+    index = x.new_empty(shape, dtype=torch.int64)
+    weights = x.new_empty(shape, dtype=torch_dtype(weights_dtype(spec)))
+    return x.new_empty(shape), index, x.new_empty(shape), x.new_empty(shape, dtype=torch.int64), \
+        weights
+
+
+_LIB.impl("quantile", _hidden_from_dynamo(_quantile_kernel), "CompositeExplicitAutograd")
+torch.library.register_fake("axisops::quantile", _quantile_fake, lib=_LIB)
+_QUANTILE = torch.ops.axisops.quantile.default
+
+
+def _along(part: Tensor, x_shape: Any, dim: int, q_dims: int, keepdim: bool) -> Tensor:
+    """A part (``q``'s dims, then ``x``'s without ``dim``, or with it as 1) with ``q``'s dims
+    flattened into ``dim``: the shape of ``x`` with ``t`` (how many q) in place of ``n``."""
+    lead = part.shape[:q_dims]
+    t = 1
+    for size in lead:
+        t *= size
+    rest = part.shape[q_dims:]
+    if not keepdim:
+        rest = (*rest[:dim], 1, *rest[dim:])
+    return part.reshape((t, *rest)).squeeze(dim + 1).movedim(0, dim)
+
+
+def _from_along(a: Tensor, like: Tensor, dim: int, q_dims: int, keepdim: bool) -> Tensor:
+    """:func:`_along` undone: ``a`` (``x``'s shape with ``t`` at ``dim``) in ``like``'s shape."""
+    moved = a.movedim(dim, 0)
+    if keepdim:
+        moved = moved.unsqueeze(dim + 1)
+    return moved.reshape(like.shape)
+
+
+class _QuantileFunction(torch.autograd.Function):
+    """The order statistics ``below`` and ``above`` are elements of ``x``: each one's gradient
+    goes back to its index (added where the two are one element, or several q read one);
+    forward mode takes the tangent at the same indices."""
+
+    @staticmethod
+    def forward(x, *args):
+        with torch._C._AutoDispatchBelowAutograd():
+            return _QUANTILE(x, *args)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, args = inputs[0], inputs[1:]
+        _, below_at, _, above_at, weights = output
+        ctx.mark_non_differentiable(below_at, above_at, weights)
+        ctx.save_for_backward(below_at, above_at)
+        ctx.save_for_forward(below_at, above_at)
+        ctx.shape = x.shape
+        ctx.dim = args[3] % x.dim()
+        ctx.q_dims = args[0].dim()
+        ctx.keepdim = bool(args[4])
+        ctx.nargs = len(args)
+
+    @staticmethod
+    def backward(ctx, grad_below, _gi, grad_above, _ga, _gw):
+        below_at, above_at = ctx.saved_tensors
+        grad = None
+        for g, at in ((grad_below, below_at), (grad_above, above_at)):
+            if g is None:
+                continue
+            index = _along(at, ctx.shape, ctx.dim, ctx.q_dims, ctx.keepdim)
+            add = _scatter_into(_along(g, ctx.shape, ctx.dim, ctx.q_dims, ctx.keepdim),
+                                ctx.shape, ctx.dim, index, add=True)
+            grad = add if grad is None else grad + add
+        return (grad, *([None] * ctx.nargs))
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        below_at, above_at = ctx.saved_tensors
+        taken = []
+        for at in (below_at, above_at):
+            index = _along(at, ctx.shape, ctx.dim, ctx.q_dims, ctx.keepdim)
+            taken.append(_from_along(torch.gather(tangent, ctx.dim, index), at, ctx.dim,
+                                     ctx.q_dims, ctx.keepdim))
+        return taken[0], None, taken[1], None, None
+
+
+def _quantile_autograd(keyset, x, *args):
+    if not _records(x):
+        return _QUANTILE.redispatch(keyset & _BELOW_AUTOGRAD, x, *args)
+    if torch._C._are_functorch_transforms_active():
+        # torch.func: the indices from the kernels, the elements by torch.gather.
+        with torch._C._AutoDispatchBelowAutograd():
+            _, below_at, _, above_at, weights = _QUANTILE(x, *args)
+        dim, q_dims, keepdim = args[3] % x.dim(), args[0].dim(), bool(args[4])
+        taken = [_from_along(torch.gather(x, dim, _along(at, x.shape, dim, q_dims, keepdim)),
+                             at, dim, q_dims, keepdim) for at in (below_at, above_at)]
+        return taken[0], below_at, taken[1], above_at, weights
+    return _QuantileFunction.apply(x, *args)
+
+
+def _quantile_vmap(info, in_dims, x, *args):
+    from ..rules.quantile import check_unbatched_q
+
+    check_unbatched_q(in_dims[1] is None)
+    if in_dims[0] is None:
+        return _QUANTILE(x, *args), (None,) * 5
+    x = x.movedim(in_dims[0], 0)
+    spec = _quantile_spec(_logical_meta(x), *args[:_QUANTILE_ARGS], values=False)
+    moved = list(args)
+    moved[3] = spec.axis + 1
+    out = len(spec.q_shape)
+    return _QUANTILE(x, *moved), (out,) * 5
+
+
+_LIB.impl("quantile", _quantile_autograd, "Autograd", with_keyset=True)
+torch.library.register_vmap("axisops::quantile", _quantile_vmap, lib=_LIB)
+
+
+def _quantile(x: Tensor, spec: QuantileSpec, backend: str, want: tuple[bool, bool],
+              q: Tensor | None) -> Any:
+    """A quantile request through the operator: its parts, or (``want == (True, False)``) the
+    quantiles made of them by NumPy's interpolation in torch operations, differentiable.
+    ``q``: the caller's tensor of probabilities, when the spec could not read it."""
+    parts = _QUANTILE(x, *_quantile_args(spec, q), backend)
+    if want[0] and not want[1]:
+        from ..kernels.torch.quantile import finish
+
+        return finish(parts, spec)
+    return parts
+
+
 # ---- what the runner calls ------------------------------------------------------------------
 
 
@@ -538,6 +734,8 @@ def run(spec: Spec, backend: str, x: Tensor, index: Tensor | None = None,
         return _topk(x, spec, backend)
     if isinstance(spec, KthSpec):
         return _KTHVALUE(x, spec.k, spec.axis, spec.keepdims, backend)
+    if isinstance(spec, QuantileSpec):
+        return _quantile(x, spec, backend, want, index)
     if isinstance(spec, SortSpec):
         pair, only_indices, args = _SORT, _ARGSORT, (spec.axis, spec.descending)
     else:
