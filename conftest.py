@@ -71,10 +71,10 @@ def restore_registry():
     from axisops.engines import blocks
 
     engines.all_engines()  # loaded before the snapshot, so it is not redone after
-    with blocks._lock:
+    with blocks.IMPORTS:
         saved = dict(blocks.loaded)
     yield
-    with blocks._lock:
+    with blocks.IMPORTS:
         blocks.loaded.clear()
         blocks.loaded.update(saved)
         blocks._by_type.clear()

@@ -5,8 +5,9 @@
 Steps: ``fork`` (use the pool, os.fork(), use it again in the child),
 ``pool:METHOD`` (a multiprocessing Pool with the "fork" or "spawn" start
 method) and ``inside:PLACE`` (fork while another thread is inside the first
-call's lazy import of the ``adapters`` or the ``engines``, or inside an
-``ascend`` call that makes the first call; a fresh process for each).  Each
+call's lazy import of the ``adapters`` or the ``engines``, inside an import the
+first call makes while it runs (``call``: the NumPy engine's reference top-k), or
+inside an ``ascend`` call that makes the first call; a fresh process for each).  Each
 step prints "ok STEP" when every result equals the NumPy backend's and the
 parallel path really ran; a hang is caught by the caller's timeout, and the
 steps printed so far say where.
@@ -15,6 +16,7 @@ steps printed so far say where.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import multiprocessing
 import os
 import sys
@@ -138,6 +140,38 @@ def hold_the_lazy_import(table: str) -> threading.Event:
     return entered
 
 
+def hold_the_call_time_import(name: str = "axisops.reference.topk") -> threading.Event:
+    """Make the first import of ``name``, which the NumPy engine's top-k makes while the
+    call runs, wait in the module's execution (holding the module's import lock, as any
+    import does) until a thread waits for one of the package's locks; the Event says it
+    is there."""
+    entered = threading.Event()
+
+    class Held:  # the module's own loader, which waits before it runs the module
+        def __init__(self, loader):
+            self.loader = loader
+
+        def create_module(self, spec):
+            return self.loader.create_module(spec)
+
+        def exec_module(self, module):
+            entered.set()
+            CONTENDED.wait()
+            self.loader.exec_module(module)
+
+    class Hold:
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname != name or entered.is_set():
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            spec.loader = Held(spec.loader)
+            return spec
+
+    assert name not in sys.modules
+    sys.meta_path.insert(0, Hold())
+    return entered
+
+
 def first_call(place: str) -> bool:
     """The process's first axisops call (``ascend``: made inside an acl call's lock)."""
     if place != "ascend":
@@ -163,7 +197,10 @@ def fork_inside(place: str) -> None:
     assert "axisops.adapters" not in sys.modules, "inside:PLACE runs first in its process"
     import_watched("axisops.adapters", "axisops.engines",
                    *(["axisops.ascend"] if place == "ascend" else []))
-    entered = hold_the_lazy_import("engines.blocks" if place == "engines" else "adapters")
+    if place == "call":
+        entered = hold_the_call_time_import()
+    else:
+        entered = hold_the_lazy_import("engines.blocks" if place == "engines" else "adapters")
     done = []
     thread = threading.Thread(target=lambda: done.append(first_call(place)))
     thread.start()

@@ -3,8 +3,8 @@
 Top-k sorts each sequence with Python's ``sorted`` on Python numbers (ints are
 exact at any size; ``reverse=True`` keeps equal elements in index order, which
 is the contract's tie rule in both directions).  NaN is keyed above every
-number.  Gather walks every index position.  Nothing here shares code with
-``axisops``.
+number; a time (datetime64, timedelta64) is its int64, NaT keyed as NaN.  Gather
+walks every index position.  Nothing here shares code with ``axisops``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import numpy as np
 
 
 def _python_values(seq: np.ndarray) -> list:
+    if seq.dtype.kind in "mM":  # NaT (INT64_MIN) is the greatest, as NaN
+        return [math.nan if v == -(2**63) else v for v in seq.view(np.int64).tolist()]
     if seq.dtype.name in ("float16", "bfloat16"):
         seq = seq.astype(np.float32)
     return seq.tolist()

@@ -7,8 +7,11 @@ In the manner of PyTorch's OpInfo: :data:`TOPK_SAMPLES`, :data:`GATHER_SAMPLES`,
 every dtype, NaN above +inf with its payload kept, -0.0 equal to +0.0 with its sign
 kept, integer extremes: INT_MIN, UINT64_MAX, int64 beyond 2**53; k in {0, 1, n};
 any axis; every layout: C, Fortran, transposed, negative and non-unit strides,
-read-only, memory-mapped, unaligned, non-native byte order; empty arrays), and
-:data:`PAIRS` the adapter x engine pairs that run them.  ``tests/test_contract.py``
+read-only, memory-mapped, unaligned, non-native byte order; empty arrays; NumPy's
+time types, every unit, NaT the greatest; ``axis=None``, the flattened array), and
+:data:`PAIRS` the adapter x engine pairs that run them (a pair whose arrays cannot hold
+a sample's dtype, torch's and JAX's for the time types, checks that its framework
+refuses to make one: :meth:`Pair.holds`).  ``tests/test_contract.py``
 runs every sample on every pair against ``tests/oracle.py`` (plain Python), bit for
 bit; a new engine or adapter adds a row to :data:`PAIRS`, a new rule a row to a table.
 
@@ -27,7 +30,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from strategies import GATHER_DTYPES, INT_DTYPES, TOPK_DTYPES, tie_heavy, with_layout
+from strategies import GATHER_DTYPES, INT_DTYPES, TIME_DTYPES, TOPK_DTYPES, tie_heavy, with_layout
 from strategies import LAYOUTS as STRATEGY_LAYOUTS
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -62,12 +65,13 @@ LAYOUTS = (*STRATEGY_LAYOUTS, "memmap", "unaligned", "byteswapped")
 
 @dataclass(frozen=True)
 class TopKSample:
-    """``topk(make(folder), k, axis)`` in both directions (``largest`` True and False)."""
+    """``topk(make(folder), k, axis)`` in both directions (``largest`` True and False);
+    ``axis=None`` flattens."""
 
     name: str
     make: Callable[[Path], np.ndarray]
     k: int
-    axis: int = -1
+    axis: int | None = -1
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,29 @@ def _bits(values: list[int], dtype: str) -> Callable[[Path], np.ndarray]:
 def _tie_heavy(dtype: Any, shape: tuple[int, ...], seed: int = 7,
                layout: str = "C") -> Callable[[Path], np.ndarray]:
     return lambda folder: in_layout(tie_heavy(dtype, shape, seed, width=None), layout, folder)
+
+
+#: Times with NaT (the greatest, as NaN) among ties, and the least time (INT64_MIN + 1).
+_NAT_TIES = [7, "NaT", -3, 7, "NaT", -(2**63) + 1, 0, -3, "NaT"]
+#: The time samples the tables share: NaT among ties in two types, a unit of days, a
+#: non-native byte order (each table adds every time type's specials).
+_TIMES = [
+    ("datetime64 NaT greatest, ties by index", _fixed(_NAT_TIES, "M8[ns]")),
+    ("timedelta64 NaT greatest, ties by index", _fixed(_NAT_TIES, "m8[ms]")),
+    ("datetime64[D] dates", _fixed(["2024-02-29", "NaT", "1970-01-01", "2024-02-29",
+                                    "1969-12-31", "NaT"], "M8[D]")),
+    ("timedelta64 byteswapped", _fixed(_NAT_TIES, ">m8[s]")),
+]
+#: Arrays ``axis=None`` flattens: 3-D, in several layouts, a time type (1-element and 0-d
+#: ones are in each table, whose k and kth they limit).
+_FLAT = [
+    ("axis None", _tie_heavy("float32", (3, 4, 5), 13)),
+    ("axis None F", _tie_heavy("int64", (3, 4, 5), 13, "F")),
+    ("axis None transposed", _tie_heavy("uint16", (4, 5), 13, "transposed")),
+    ("axis None negative strides", _tie_heavy("float64", (4, 5), 13, "negative")),
+    ("axis None byteswapped", _tie_heavy("int32", (4, 5), 13, "byteswapped")),
+    ("axis None datetime64", _tie_heavy("M8[ns]", (3, 7), 13)),
+]
 
 
 def _topk_samples() -> list[TopKSample]:
@@ -123,6 +150,15 @@ def _topk_samples() -> list[TopKSample]:
           for a in (0, 1, 2, -2)]
     s += [TopKSample(f"{layout} axis {a}", _tie_heavy("float32", (6, 9), 2, layout), 4, axis=a)
           for layout in LAYOUTS for a in (0, 1)]
+    s += [TopKSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)), 5) for d in TIME_DTYPES]
+    s += [TopKSample(name, make, 6) for name, make in _TIMES]
+    s += [TopKSample(f"{layout} datetime64 axis 0", _tie_heavy("M8[ns]", (6, 9), 2, layout), 4,
+                     axis=0) for layout in LAYOUTS]
+    s += [TopKSample(name, make, 7, axis=None) for name, make in _FLAT]
+    s += [TopKSample("axis None k=size", _tie_heavy("int8", (2, 3, 2), 13), 12, axis=None),
+          TopKSample("axis None 0-d", _fixed(-0.0, "float64"), 1, axis=None),
+          TopKSample("axis None empty", lambda folder: np.zeros((2, 0, 3), np.int16), 0,
+                     axis=None)]
     return s
 
 
@@ -155,37 +191,44 @@ def _gather_samples() -> list[GatherSample]:
     s += [GatherSample(f"{layout} dim {d}", _tie_heavy("float32", (5, 7), 4, layout), d,
                        _index((4, 6), 5 if d == 0 else 7, 5 + d))
           for layout in LAYOUTS for d in (0, 1)]
+    s += [GatherSample(f"{np.dtype(d)} specials", _tie_heavy(d, (4, 6), 1), 1,
+                       _index((3, 9), 6, 1)) for d in TIME_DTYPES]
+    s += [GatherSample(name, make, 0, _index((12,), len(_NAT_TIES), 3))
+          for name, make in _TIMES if "dates" not in name]
     return s
 
 
 @dataclass(frozen=True)
 class SortSample:
-    """``sort`` and ``argsort`` of ``make(folder)`` along ``axis``, in both directions."""
+    """``sort`` and ``argsort`` of ``make(folder)`` along ``axis``, in both directions
+    (``axis=None`` flattens)."""
 
     name: str
     make: Callable[[Path], np.ndarray]
-    axis: int = -1
+    axis: int | None = -1
 
 
 @dataclass(frozen=True)
 class KthSample:
-    """``kthvalue(make(folder), k, axis, keepdims=...)`` and ``median`` of the same."""
+    """``kthvalue(make(folder), k, axis, keepdims=...)`` and ``median`` of the same
+    (``axis=None`` flattens: 0-d results, every dimension kept as 1 with ``keepdims``)."""
 
     name: str
     make: Callable[[Path], np.ndarray]
     k: int
-    axis: int = -1
+    axis: int | None = -1
     keepdims: bool = False
 
 
 @dataclass(frozen=True)
 class PartitionSample:
-    """``partition`` and ``argpartition`` of ``make(folder)`` at ``kth`` along ``axis``."""
+    """``partition`` and ``argpartition`` of ``make(folder)`` at ``kth`` along ``axis``
+    (``axis=None`` flattens)."""
 
     name: str
     make: Callable[[Path], np.ndarray]
     kth: Any
-    axis: int = -1
+    axis: int | None = -1
 
 
 #: Fixed sequences with the contract's special values, shared by the selection tables.
@@ -218,6 +261,13 @@ def _sort_samples() -> list[SortSample]:
     s += [SortSample(f"{layout} axis {a}", _tie_heavy("float16" if a else "float32", (6, 9), 2,
                                                       layout), axis=a)
           for layout in LAYOUTS for a in (0, 1)]
+    s += [SortSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17))) for d in TIME_DTYPES]
+    s += [SortSample(name, make) for name, make in _TIMES]
+    s += [SortSample(f"{layout} timedelta64 axis 0", _tie_heavy("m8[s]", (6, 9), 2, layout),
+                     axis=0) for layout in LAYOUTS]
+    s += [SortSample(name, make, axis=None) for name, make in _FLAT]
+    s += [SortSample("axis None 0-d", _fixed(np.nan, "float32"), axis=None),
+          SortSample("axis None empty", lambda folder: np.zeros((2, 0, 3), np.int16), axis=None)]
     return s
 
 
@@ -238,6 +288,17 @@ def _kth_samples() -> list[KthSample]:
     s += [KthSample(f"{layout} axis {a}", _tie_heavy("uint16" if a else "float32", (6, 9), 2,
                                                      layout), 4, axis=a)
           for layout in LAYOUTS for a in (0, 1)]
+    s += [KthSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)), 5) for d in TIME_DTYPES]
+    s += [KthSample(f"{np.dtype(d)} k=n", _tie_heavy(d, (3, 17)), 17) for d in TIME_DTYPES]
+    s += [KthSample(name, make, 4) for name, make in _TIMES]
+    s += [KthSample(f"{layout} datetime64 axis 0", _tie_heavy("M8[ns]", (6, 9), 2, layout), 4,
+                    axis=0) for layout in LAYOUTS]
+    s += [KthSample(name, make, 9, axis=None) for name, make in _FLAT]
+    s += [KthSample("axis None keepdims", _tie_heavy("float32", (3, 4, 5), 13), 33, axis=None,
+                    keepdims=True),
+          KthSample("axis None k=size", _tie_heavy("int8", (2, 3, 2), 13), 12, axis=None),
+          KthSample("axis None 0-d", _fixed(np.nan, "float32"), 1, axis=None),
+          KthSample("axis None 0-d keepdims", _fixed(7, "M8[s]"), 1, axis=None, keepdims=True)]
     return s
 
 
@@ -262,6 +323,14 @@ def _partition_samples() -> list[PartitionSample]:
     s += [PartitionSample(f"{layout} axis {a}", _tie_heavy("float64", (6, 9), 2, layout),
                           [2, 4], axis=a)
           for layout in LAYOUTS for a in (0, 1)]
+    s += [PartitionSample(f"{np.dtype(d)} specials", _tie_heavy(d, (3, 17)), [2, -3])
+          for d in TIME_DTYPES]
+    s += [PartitionSample(name, make, [1, -2]) for name, make in _TIMES]
+    s += [PartitionSample(f"{layout} datetime64 axis 0", _tie_heavy("M8[ns]", (6, 9), 2, layout),
+                          [2, 4], axis=0) for layout in LAYOUTS]
+    s += [PartitionSample(name, make, [3, -5], axis=None) for name, make in _FLAT]
+    s += [PartitionSample("axis None 0-d", _fixed(-0.0, "float16"), 0, axis=None),
+          PartitionSample("axis None no kth", _tie_heavy("float64", (2, 9)), [], axis=None)]
     return s
 
 
@@ -381,6 +450,12 @@ class Pair:
     def id(self) -> str:
         return f"{self.adapter}-{self.engine}"
 
+    def holds(self, dtype: np.dtype) -> bool:
+        """Whether this pair's arrays can hold ``dtype``: torch tensors and JAX arrays (and
+        so the DLPack pairs, fed JAX arrays) have no time types, and their frameworks
+        refuse to make one (``TypeError``), so no engine of theirs is ever given one."""
+        return self.adapter in ("numpy", "dask") or np.dtype(dtype).kind not in "mM"
+
     def to_user(self, a: np.ndarray) -> Any:
         if self.adapter == "numpy":
             return a
@@ -408,11 +483,13 @@ class Pair:
 
         return nullcontext()
 
-    def topk(self, x: Any, k: int, axis: int, largest: bool) -> tuple[np.ndarray, np.ndarray]:
+    def topk(self, x: Any, k: int, axis: int | None, largest: bool
+             ) -> tuple[np.ndarray, np.ndarray]:
         if self.direct:
             from axisops.validation import topk_spec
 
             call = self._direct(x)
+            axis = _flattened(call, axis)
             values, indices = call.run(topk_spec(call.meta(), k, axis, largest, True, None))
         else:
             import axisops
@@ -440,7 +517,7 @@ class Pair:
 
         axis = kwargs.get("axis", -1)
         if self.adapter == "dask" and op not in CHUNKED_OK:
-            x = x.rechunk({axis % x.ndim: -1})
+            x = x.rechunk(-1 if axis is None else {axis % x.ndim: -1})
         if self.direct:
             got = self._direct_select(op, x, *args, **kwargs)
         else:
@@ -451,8 +528,13 @@ class Pair:
         from axisops import validation
 
         call = self._direct(x)
-        meta = call.meta()
         axis = kwargs.get("axis", -1)
+        keepdims = kwargs.get("keepdims", False)
+        if op in ("quantile", "nanquantile", "nanmedian"):
+            return self._direct_quantile(call, op, axis, keepdims, args, kwargs)
+        ndim, flat = call.meta().ndim, axis is None
+        axis = _flattened(call, axis)
+        meta = call.meta()
         if op in ("sort", "argsort"):
             spec = validation.sort_spec(meta, axis, kwargs.get("descending", False))
             return call.run(spec, want=(op == "sort", op == "argsort"))[op == "argsort"]
@@ -460,12 +542,11 @@ class Pair:
             spec = validation.partition_spec(meta, args[0], axis)
             return call.run(spec, want=(op == "partition", op == "argpartition"))[
                 op == "argpartition"]
-        keepdims = kwargs.get("keepdims", False)
-        if op in ("quantile", "nanquantile", "nanmedian"):
-            return self._direct_quantile(call, op, axis, keepdims, args, kwargs)
-        spec = (validation.median_spec(meta, axis, keepdims) if op == "median"
-                else validation.kthvalue_spec(meta, args[0], axis, keepdims))
-        return tuple(call.run(spec))
+        keep = keepdims and not flat
+        spec = (validation.median_spec(meta, axis, keep) if op == "median"
+                else validation.kthvalue_spec(meta, args[0], axis, keep))
+        got = tuple(call.run(spec))
+        return got if not (flat and keepdims) else tuple(g.reshape((1,) * ndim) for g in got)
 
     def _direct_quantile(self, call: Any, op: str, axis: Any, keepdims: bool,
                          args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -493,6 +574,14 @@ class Pair:
 
         assert self.adapter == "dlpack"
         return Call(x, self.engine, adapter=ADAPTER)
+
+
+def _flattened(call: Any, axis: int | None) -> int:
+    """The runner's ``axis=None`` (as the public functions do it): ``x`` flattened, axis 0."""
+    if axis is None:
+        call.reshape((-1,))
+        return 0
+    return axis
 
 
 # torch x triton runs the kernels in Triton's interpreter on CPU tensors; it must be
@@ -524,6 +613,6 @@ SELECT_INSTALLED = [p for p in INSTALLED if p.id in SELECTING]
 #: The pairs that run the quantile family's table (the engines that compute it so far).
 QUANTILE_INSTALLED = [p for p in SELECT_INSTALLED
                       if p.id in {"numpy-cpu", "numpy-numpy", "dlpack-cpu", "dlpack-numpy",
-                                  "torch-cpu", "torch-torch", "torch-triton", "jax-cpu"}]
+                                  "torch-cpu", "torch-torch", "torch-triton", "jax-cpu", "dask-dask"}]
 #: The operations a Dask array takes in any chunking along the axis.
 CHUNKED_OK = ("kthvalue", "median", "quantile", "nanquantile", "nanmedian")

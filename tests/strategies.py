@@ -3,7 +3,8 @@
 Values are drawn from a small pool per dtype, so ties are the rule, mixed with
 the values that break naive implementations: NaN (with payloads and sign), ±inf,
 ±0.0, subnormals, INT_MIN/INT_MAX, UINT64_MAX, 2^53+1 and friends, bools whose
-byte is 2 or 255.
+byte is 2 or 255, NaT (INT64_MIN, the greatest time) beside the least time
+(INT64_MIN + 1).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ INT_DTYPES = [np.dtype(n) for n in ("int8", "int16", "int32", "int64",
 FLOAT_DTYPES = [np.dtype("float16"), np.dtype("float32"), np.dtype("float64"), BF16]
 TOPK_DTYPES = [np.dtype(bool), *INT_DTYPES, *FLOAT_DTYPES]
 GATHER_DTYPES = [*TOPK_DTYPES, np.dtype("complex64"), np.dtype("complex128")]
+#: NumPy's time types (top-k, gather and the selection family take every unit); torch and
+#: JAX have none.
+TIME_DTYPES = [np.dtype("datetime64[ns]"), np.dtype("timedelta64[s]"), np.dtype("datetime64[D]")]
 
 # Float specials as bit patterns, so payloads and signs are exact.
 _FLOAT_BITS = {
@@ -47,6 +51,8 @@ def special_values(dtype: np.dtype) -> np.ndarray:
         out.real = part[:, None]
         out.imag = part[None, :3]
         return out.ravel()
+    if dtype.kind in "mM":  # int64's pool: INT64_MIN is NaT, INT64_MIN + 1 the least time
+        return special_values(np.dtype(np.int64)).view(dtype)
     if dtype == np.bool_:  # any non-zero byte is True (a view of uint8 data)
         return np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
     info = np.iinfo(dtype)

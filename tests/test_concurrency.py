@@ -79,16 +79,28 @@ def test_fork_and_multiprocessing_pools_after_use():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
-@pytest.mark.parametrize("place", ["adapters", "engines", "ascend"])
+@pytest.mark.parametrize("place", ["adapters", "engines", "call", "ascend"])
 def test_fork_while_another_thread_is_inside_the_first_calls_lazy_import(place):
     """A thread holds the lock of the adapters' (or the engines') lazy import, held there
-    until a thread waits for one of the package's locks (``ascend``: inside an acl call,
-    whose lock it takes first); the main thread forks, and the child makes its own call
-    (fork_script.py).  A lock copied held would hang the child; one taken at fork in the
-    wrong order, the parent."""
+    until a thread waits for one of the package's locks (``call``: inside the import of a
+    module the call itself makes, which holds that module's import lock; ``ascend``: inside
+    an acl call, whose lock it takes first); the main thread forks, and the child makes its
+    own call (fork_script.py).  A lock copied held would hang the child; one taken at fork
+    in the wrong order, the parent."""
     done = run_python(["fork_script.py", f"inside:{place}"], timeout=150)
     assert done.returncode == 0, done.explain()
     assert done.stdout.split("\n")[:1] == [f"ok inside:{place}"], done.explain()
+
+
+def test_no_module_takes_the_import_lock_at_its_top_level():
+    """The package's import lock, which every import made while a call runs holds and a
+    fork waits for, is never taken by a module's own top level (a thread there holds the
+    module's import lock: the two locks would be taken in both orders).  Every
+    operation's first call on every backend installed, then every module, in a fresh
+    process that records each acquisition (imports_lock_script.py)."""
+    done = run_python(["imports_lock_script.py"], timeout=240)
+    assert done.returncode == 0, done.explain()
+    assert done.stdout.startswith("ok numpy:numpy numpy:default"), done.explain()
 
 
 # --- many Python threads calling kernels while the thread count changes -------------------

@@ -1,4 +1,5 @@
-"""Property-based tests: every NumPy-family backend against the pure-Python oracle."""
+"""Property-based tests: every NumPy-family backend against the pure-Python oracle (NumPy's
+time types and ``axis=None`` included)."""
 
 import numpy as np
 import pytest
@@ -7,8 +8,25 @@ from hypothesis import strategies as st
 
 import axisops
 
-from oracle import assert_same_bits, bits, first_bad_index, ref_gather, ref_topk
-from strategies import GATHER_DTYPES, INT_DTYPES, LAYOUTS, arrays, with_layout
+from oracle import (
+    assert_same_bits,
+    bits,
+    first_bad_index,
+    ref_gather,
+    ref_kthvalue,
+    ref_partition,
+    ref_sort,
+    ref_topk,
+)
+from strategies import (
+    GATHER_DTYPES,
+    INT_DTYPES,
+    LAYOUTS,
+    TIME_DTYPES,
+    TOPK_DTYPES,
+    arrays,
+    with_layout,
+)
 
 
 @st.composite
@@ -57,8 +75,8 @@ def test_index_dtype_is_exact_or_refused(backend, case, index_dtype):
 
 
 @st.composite
-def gather_cases(draw, broadcast=False):
-    x = draw(arrays(dtypes=GATHER_DTYPES, min_side=1))
+def gather_cases(draw, broadcast=False, dtypes=GATHER_DTYPES):
+    x = draw(arrays(dtypes=dtypes, min_side=1))
     dim = draw(st.integers(-x.ndim, x.ndim - 1))
     n = x.shape[dim % x.ndim]
     shape = [draw(st.integers(0, s)) for s in x.shape]
@@ -143,3 +161,74 @@ def test_take_along_axis_matches_numpy(case):
     ifull = [max(s, t) if d != a else t for d, (s, t) in enumerate(zip(x.shape, index.shape))]
     want = np.take_along_axis(np.broadcast_to(x, full), np.broadcast_to(index, ifull), axis)
     assert_same_bits(axisops.take_along_axis(x, index, axis=axis), want)
+
+
+# ---- the time types and axis=None (NumPy's habits) -------------------------------------------
+
+#: Every dtype top-k and the selection family order: the numbers and NumPy's time types.
+ORDERED_DTYPES = [*TOPK_DTYPES, *TIME_DTYPES]
+
+
+@st.composite
+def flat_or_axis_cases(draw, dtypes=ORDERED_DTYPES):
+    """An array (any rank up to 3, the time types among the dtypes), an axis or None, a
+    layout: the oracle's input is the array, or it flattened in C order for None."""
+    x = draw(arrays(dtypes=dtypes, min_dims=0))
+    axes = [st.none()] + ([st.integers(-x.ndim, x.ndim - 1)] if x.ndim else [])
+    axis = draw(st.one_of(*axes))
+    return x, axis, draw(st.sampled_from(LAYOUTS))
+
+
+def _flat(x, axis):
+    return (x.reshape(-1), 0) if axis is None else (x, axis)
+
+
+@given(case=flat_or_axis_cases(), largest=st.booleans(), data=st.data())
+def test_topk_of_times_and_flattened_matches_oracle(backend, case, largest, data):
+    x, axis, layout = case
+    flat, ax = _flat(x, axis)
+    n = flat.shape[ax]
+    k = data.draw(st.integers(0, n))
+    arr = with_layout(x, layout) if x.ndim else x
+    before = bits(arr).copy()
+    got = axisops.topk(arr, k, axis, largest=largest, backend=backend)
+    want_v, want_i = ref_topk(flat, k, ax, largest)
+    assert_same_bits(got.values, want_v)
+    np.testing.assert_array_equal(got.indices, want_i)
+    assert np.array_equal(bits(arr), before)
+
+
+@given(case=flat_or_axis_cases(), descending=st.booleans(), data=st.data())
+def test_selection_of_times_and_flattened_matches_oracle(backend, case, descending, data):
+    x, axis, layout = case
+    flat, ax = _flat(x, axis)
+    n = flat.shape[ax]
+    arr = with_layout(x, layout) if x.ndim else x
+    want_v, want_i = ref_sort(flat, ax, descending)
+    assert_same_bits(axisops.sort(arr, axis, descending=descending, backend=backend), want_v)
+    np.testing.assert_array_equal(
+        axisops.argsort(arr, axis, descending=descending, backend=backend), want_i)
+    if n == 0:
+        return
+    kth = data.draw(st.lists(st.integers(-n, n - 1), max_size=3))
+    want_v, want_i = ref_partition(flat, kth, ax)
+    assert_same_bits(axisops.partition(arr, kth, axis, backend=backend), want_v)
+    np.testing.assert_array_equal(axisops.argpartition(arr, kth, axis, backend=backend), want_i)
+    if flat.size == 0:
+        return
+    k, keepdims = data.draw(st.integers(1, n)), data.draw(st.booleans())
+    for got, rank in ((axisops.kthvalue(arr, k, axis, keepdims=keepdims, backend=backend), k),
+                      (axisops.median(arr, axis, keepdims=keepdims, backend=backend),
+                       (n - 1) // 2 + 1)):
+        want_v, want_i = ref_kthvalue(flat, rank, ax, keepdims and axis is not None)
+        if axis is None and keepdims:
+            want_v, want_i = want_v.reshape((1,) * x.ndim), want_i.reshape((1,) * x.ndim)
+        assert_same_bits(got.values, want_v)
+        np.testing.assert_array_equal(got.indices, want_i)
+
+
+@given(case=gather_cases(dtypes=TIME_DTYPES))
+def test_gather_of_times_matches_oracle(backend, case):
+    x, dim, index, layout = case
+    got = axisops.gather(with_layout(x, layout), dim, with_layout(index, layout), backend=backend)
+    assert_same_bits(got, ref_gather(x, dim, index))

@@ -277,7 +277,7 @@ def test_bad_arguments_are_refused_by_name(op, args, kwargs, error, name, patter
     assert np.array_equal(bits(x), before)
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "object", "U3", "datetime64[s]"])
+@pytest.mark.parametrize("dtype", ["complex64", "object", "U3", "S2", "V8"])
 def test_unsupported_dtypes_are_refused(dtype):
     x = np.zeros((2, 3), dtype)
     for function, args, kwargs in _calls(x):

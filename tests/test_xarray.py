@@ -278,6 +278,80 @@ def test_the_front_names_its_arguments_in_errors():
         axr.sort(a.values, "x")
 
 
+# ---- quantile --------------------------------------------------------------------------------
+
+
+def _with_nan(dtype="float64", shape=(3, 7), seed=0):
+    a = _array(dtype, shape, seed)
+    if a.dtype.kind == "f":
+        a[0, ::3] = np.nan
+        a[-1, :] = np.nan  # an all-NaN row: NaN (xarray's RuntimeWarning is NumPy's)
+        # Not the first sequence along either dimension: NumPy's nanquantile gives the
+        # dtype its first sequence's result has (the data's for an all-NaN one), while
+        # axisops's dtype never depends on the data (docs/contract.md).
+        a[1, 0] = 1.5
+    return a
+
+
+def _same_numbers(got, want):
+    """The same bits, except a NaN the interpolation makes (-inf + inf): NumPy's is the
+    CPU's (x86: negative), axisops's np.nan on every engine (docs/contract.md)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype == bool:  # the data hold bool bytes other than 1 (True, as everywhere)
+        np.testing.assert_array_equal(got, want)
+        return
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    assert_same_bits(got[~nan], want[~nan])
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype,method", [
+    (d, m) for d in ["float64", "float32", "int64", "uint8", "bool"]
+    for m in ["linear", "lower", "nearest", "hazen", "inverted_cdf"]
+    if d != "bool" or m in ("lower", "nearest", "inverted_cdf")])  # NumPy's bool rule
+@pytest.mark.parametrize("q", [0.5, [0.0, 0.01, 0.5, 0.99, 1.0], []])
+def test_quantile_is_xarrays_quantile(dtype, q, method):
+    """xarray's own result, with its dimensions, coordinates, name and attrs (skipna by
+    default for floats; xarray runs NumPy's nanquantile there, as axisops's is)."""
+    a = _with_nan(dtype)
+    for dim in ("x", "y"):
+        got = axr.quantile(a, q, dim, method=method)
+        want = a.quantile(q, dim, method=method)
+        xr.testing.assert_identical(got, want)
+        _same_numbers(got.values, want.values)
+
+
+def test_quantile_without_skipna_sorts_nan_last():
+    a = _with_nan("float32")
+    got = axr.quantile(a, [0.25, 1.0], "x", skipna=False)
+    want = axisops.quantile(a.values, np.array([0.25, 1.0]), 1)
+    assert_same_bits(got.values, want)
+    clean = a.fillna(1.5)
+    xr.testing.assert_identical(axr.quantile(clean, [0.25, 1.0], "x", skipna=False),
+                                clean.quantile([0.25, 1.0], "x", skipna=False))
+
+
+def test_a_dataset_quantile_is_xarrays():
+    ds = _dataset(4)
+    xr.testing.assert_identical(axr.quantile(ds, [0.2, 0.7], "x"), ds.quantile([0.2, 0.7], "x"))
+    xr.testing.assert_identical(axr.quantile(ds, 0.5, "y", keep_attrs=True),
+                                ds.quantile(0.5, "y", keep_attrs=True))
+
+
+def test_quantile_refuses_what_xarray_cannot_label():
+    a = _array()
+    with pytest.raises(InvalidArgumentError, match=r"q has shape \(2, 1\)"):
+        axr.quantile(a, [[0.1], [0.2]], "x")
+    with pytest.raises(InvalidArgumentError, match="named 'quantile'"):
+        axr.quantile(a.assign_coords(quantile=1), 0.5, "x")
+    with pytest.raises(InvalidArgumentError, match="q"):
+        axr.quantile(a, 1.5, "x")
+    with pytest.raises(InvalidArgumentError, match="'z'"):
+        axr.quantile(a, 0.5, "z")
+
+
 # ---- dask: lazy and exact --------------------------------------------------------------------
 
 def _lazy_results(ds, index):
@@ -293,6 +367,8 @@ def _lazy_results(ds, index):
         "topk_da": axr.topk(ds["t"], 3, "x"),
         "median_da": axr.median(ds["t"], "x"),
         "sort_da": axr.sort(ds["t"].chunk({"x": -1}), "x"),
+        "quantile": axr.quantile(ds, [0.1, 0.5, 1.0], "x", method="hazen"),
+        "quantile_da": axr.quantile(ds["t"], 0.3, "x", skipna=False),
     }
 
 

@@ -24,6 +24,7 @@ nothing for it.  ``from axisops import topk`` works as usual.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
@@ -100,12 +101,19 @@ if TYPE_CHECKING:  # the same functions, typed so the result has the input's arr
 
 def __getattr__(name: str) -> Any:
     module = _PUBLIC.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module, __name__), name)
-    elif f".{name}" in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
+    if module is None and (f".{name}" not in _SUBMODULES
+                           or sys._getframe(1).f_code.co_name == "_handle_fromlist"):
+        # ``from axisops import adapters`` (this package's own modules, at their top
+        # level): the import system imports the submodule itself, without the lock.
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ._forksafe import imported  # a fork waits for the import (_forksafe.py)
+
+    if module is not None:
+        imported(f"{__name__}{module}")
+        value = getattr(importlib.import_module(module, __name__), name)
+    else:
+        imported(f"{__name__}.{name}")
+        value = importlib.import_module(f".{name}", __name__)
     globals()[name] = value  # looked up once
     return value
 

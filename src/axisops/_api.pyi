@@ -40,7 +40,7 @@ class Median(NamedTuple, Generic[_A]):
 def topk(
     x: _AsNDArray,
     k: int,
-    axis: int = -1,
+    axis: int | None = -1,
     *,
     largest: bool = True,
     sorted: bool = True,
@@ -51,7 +51,7 @@ def topk(
 def topk(
     x: _A,
     k: int,
-    axis: int = -1,
+    axis: int | None = -1,
     *,
     largest: bool = True,
     sorted: bool = True,
@@ -60,10 +60,13 @@ def topk(
 ) -> TopK[_A]: ...
 @overload
 def top_k(
-    x: _AsNDArray, k: int, /, *, axis: int = -1, mode: str = "largest"
+    x: _AsNDArray, k: int, /, *, axis: int | None = -1, mode: str = "largest",
+    sorted: bool = True
 ) -> TopK[_NDArray]: ...
 @overload
-def top_k(x: _A, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK[_A]: ...
+def top_k(
+    x: _A, k: int, /, *, axis: int | None = -1, mode: str = "largest", sorted: bool = True
+) -> TopK[_A]: ...
 @overload
 def gather(x: _AsNDArray, dim: int, index: Any, *, backend: str | None = None) -> _NDArray: ...
 @overload
@@ -74,51 +77,56 @@ def take_along_axis(x: _AsNDArray, indices: Any, /, *, axis: int = -1) -> _NDArr
 def take_along_axis(x: _A, indices: Any, /, *, axis: int = -1) -> _A: ...
 @overload
 def sort(
-    x: _AsNDArray, axis: int = -1, *, descending: bool = False, backend: str | None = None
+    x: _AsNDArray, axis: int | None = -1, *, descending: bool = False, backend: str | None = None
 ) -> _NDArray: ...
 @overload
 def sort(
-    x: _A, axis: int = -1, *, descending: bool = False, backend: str | None = None
+    x: _A, axis: int | None = -1, *, descending: bool = False, backend: str | None = None
 ) -> _A: ...
 @overload
 def argsort(
-    x: _AsNDArray, axis: int = -1, *, descending: bool = False, backend: str | None = None
+    x: _AsNDArray, axis: int | None = -1, *, descending: bool = False, backend: str | None = None
 ) -> _NDArray: ...
 @overload
 def argsort(
-    x: _A, axis: int = -1, *, descending: bool = False, backend: str | None = None
+    x: _A, axis: int | None = -1, *, descending: bool = False, backend: str | None = None
 ) -> _A: ...
 @overload
 def kthvalue(
-    x: _AsNDArray, k: int, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+    x: _AsNDArray,
+    k: int,
+    axis: int | None = -1,
+    *,
+    keepdims: bool = False,
+    backend: str | None = None,
 ) -> KthValue[_NDArray]: ...
 @overload
 def kthvalue(
-    x: _A, k: int, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+    x: _A, k: int, axis: int | None = -1, *, keepdims: bool = False, backend: str | None = None
 ) -> KthValue[_A]: ...
 @overload
 def median(
-    x: _AsNDArray, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+    x: _AsNDArray, axis: int | None = -1, *, keepdims: bool = False, backend: str | None = None
 ) -> Median[_NDArray]: ...
 @overload
 def median(
-    x: _A, axis: int = -1, *, keepdims: bool = False, backend: str | None = None
+    x: _A, axis: int | None = -1, *, keepdims: bool = False, backend: str | None = None
 ) -> Median[_A]: ...
 @overload
 def partition(
-    x: _AsNDArray, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+    x: _AsNDArray, kth: int | Sequence[int], axis: int | None = -1, *, backend: str | None = None
 ) -> _NDArray: ...
 @overload
 def partition(
-    x: _A, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+    x: _A, kth: int | Sequence[int], axis: int | None = -1, *, backend: str | None = None
 ) -> _A: ...
 @overload
 def argpartition(
-    x: _AsNDArray, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+    x: _AsNDArray, kth: int | Sequence[int], axis: int | None = -1, *, backend: str | None = None
 ) -> _NDArray: ...
 @overload
 def argpartition(
-    x: _A, kth: int | Sequence[int], axis: int = -1, *, backend: str | None = None
+    x: _A, kth: int | Sequence[int], axis: int | None = -1, *, backend: str | None = None
 ) -> _A: ...
 @overload
 def quantile(

@@ -10,21 +10,40 @@ own lock (``csrc/common/pool.cpp``).  So a lock registered here must only be
 held for bounded work: fork() waits for it.
 
 The locks are taken in one order, whatever the order of the imports that made
-them: the outer ones (held while other registered locks are taken) first.
+them: the outer ones (held while other registered locks are taken) first, and
+:data:`IMPORTS` last.
+
+:data:`IMPORTS` is the package's import lock: every import the package makes
+while a call runs (the adapters' and engines' lazy loaders, an engine's
+kernels, a rule's module: :func:`imported`) is made holding it, so a fork waits
+until such an import is whole.  Without it, a fork while another thread is importing a module
+leaves that module's import lock held in the child, by a thread the child does
+not have, and the child's first use of the module hangs.  No module's own top
+level takes it (tests/test_concurrency.py checks): a thread that imports a
+module holds that module's lock, and waiting there for :data:`IMPORTS` could
+wait for a thread that waits for the module.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+import threading
 from typing import Any, TypeVar
 
-__all__ = ["fork_safe"]
+from .tracing import constant_while_tracing
+
+__all__ = ["IMPORTS", "fork_safe", "imported"]
 
 L = TypeVar("L")
 
 _outer: list[Any] = []
 _inner: list[Any] = []
 _held: list[Any] = []  # what the fork in progress took, in order
+
+#: Held by every import the package makes while a call runs (taken last by a fork).
+IMPORTS = threading.RLock()
 
 
 def fork_safe(lock: L, *, outer: bool = False) -> L:
@@ -48,8 +67,30 @@ def fork_safe(lock: L, *, outer: bool = False) -> L:
     return lock
 
 
+@constant_while_tracing
+def imported(*names: str) -> bool:
+    """Import the modules ``names`` (absolute names) holding :data:`IMPORTS`, unless each
+    is imported already; True.
+
+    A function that imports while it runs calls it first, and its ``import``
+    statements then find every module whole, with no import lock to take::
+
+        imported("axisops.reference.topk")
+        from ..reference.topk import topk
+
+    Never from a module's top level (see the module).  ``torch.compile`` calls it
+    outside the trace (:func:`~axisops.tracing.constant_while_tracing`).
+    """
+    for name in names:
+        module = sys.modules.get(name)
+        if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+            with IMPORTS:
+                importlib.import_module(name)
+    return True
+
+
 def _before() -> None:
-    _held[:] = [*_outer, *_inner]
+    _held[:] = [*_outer, *_inner, IMPORTS]
     for lock in _held:
         lock.acquire()
 

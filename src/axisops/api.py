@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ._forksafe import imported
 from .errors import boundary
-from .rules.arguments import as_choice
+from .rules.arguments import as_bool, as_choice
 from .rules.operations import (
     gather_spec,
     kthvalue_spec,
@@ -86,14 +87,24 @@ def _topk(
     backend: str | None,
 ) -> TopK:
     call = Call(x, backend)
-    return TopK(*call.run(topk_spec(call.meta(), k, axis, largest, sorted, index_dtype)))
+    ax = _along(call, axis)
+    return TopK(*call.run(topk_spec(call.meta(), k, ax, largest, sorted, index_dtype)))
+
+
+def _along(call: Call, axis: Any) -> Any:
+    """``axis`` for the spec: ``None`` flattens ``x`` first, in C order as NumPy's
+    ``axis=None`` does (``runner.Call.reshape``), and selects along its one axis."""
+    if axis is None:
+        call.reshape((-1,))
+        return 0
+    return axis
 
 
 @boundary("topk")
 def topk(
     x: Any,
     k: int,
-    axis: int = -1,
+    axis: int | None = -1,
     *,
     largest: bool = True,
     sorted: bool = True,
@@ -103,21 +114,25 @@ def topk(
     """The ``k`` greatest (or least) elements of every sequence along ``axis``.
 
     Ties go to the lower index, in both directions; NaN is greater than +inf;
-    -0.0 equals +0.0; integers compare exactly.  ``largest=False`` gives the
-    first ``k`` entries of ``np.argsort(x, axis, kind="stable")``.
+    -0.0 equals +0.0; integers compare exactly; NaT is greater than every time
+    (``datetime64``, ``timedelta64``).  ``largest=False`` gives the first ``k``
+    entries of ``np.argsort(x, axis, kind="stable")``.
 
     Parameters
     ----------
     x : array_like
-        Any rank >= 1, any layout: NumPy arrays (and array-likes), torch tensors,
-        JAX arrays and tracers, CuPy and Dask arrays.  NumPy subclasses
-        (``np.memmap``, ``np.matrix``, your own) are read as plain ndarrays and
-        give plain ndarrays; masked arrays are refused (use ``x.filled(v)``), as
-        their mask would be ignored.
+        Any rank >= 1 (any rank with ``axis=None``), any layout: NumPy arrays (and
+        array-likes), torch tensors, JAX arrays and tracers, CuPy and Dask arrays.
+        NumPy subclasses (``np.memmap``, ``np.matrix``, your own) are read as plain
+        ndarrays and give plain ndarrays; masked arrays are refused (use
+        ``x.filled(v)``), as their mask would be ignored.
     k : int
-        How many elements to keep, ``0 <= k <= x.shape[axis]``.
-    axis : int, optional
+        How many elements to keep, ``0 <= k <= x.shape[axis]`` (``x.size`` with
+        ``axis=None``).
+    axis : int or None, optional
         The axis to select along, in ``[-x.ndim, x.ndim)``; the last by default.
+        ``None``: every element of ``x`` flattened in C order (as NumPy's
+        ``axis=None``), with 1-D results and indices into the flattened ``x``.
     largest : bool, optional
         The greatest elements, greatest first (default), or the least, least first.
     sorted : bool, optional
@@ -130,8 +145,8 @@ def topk(
     Returns
     -------
     TopK
-        ``(values, indices)``, each shaped like ``x`` with ``k`` at ``axis``, in
-        ``x``'s array type and on its device.
+        ``(values, indices)``, each shaped like ``x`` with ``k`` at ``axis`` (of shape
+        ``(k,)`` with ``axis=None``), in ``x``'s array type and on its device.
 
     Raises
     ------
@@ -151,13 +166,25 @@ def topk(
     array([1, 2])
     >>> axisops.topk([[5, 1], [2, 4]], 1, axis=0, largest=False).values
     array([[2, 1]])
+    >>> axisops.topk([[5, 1], [2, 5]], 2, axis=None)
+    TopK(values=array([5, 5]), indices=array([0, 3]))
+    >>> axisops.topk(np.array(["2024-05-01", "NaT", "2023-01-01"], "M8[D]"), 2).indices
+    array([1, 0])
     """
     return _topk(x, k, axis, largest, sorted, index_dtype, backend)
 
 
 @boundary("top_k")
-def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
-    """Array-API spelling of :func:`topk`.
+def top_k(x: Any, k: int, /, *, axis: int | None = -1, mode: str = "largest",
+          sorted: bool = True) -> TopK:
+    """Array-API spelling of :func:`topk`, with NumPy's ``sorted`` flag.
+
+    ``top_k(x, k, axis=a, mode=m, sorted=s)`` is ``topk(x, k, a, largest=(m ==
+    "largest"))`` whatever ``s``: ``sorted=False`` allows any order of the k elements
+    (as in :func:`topk` and NumPy's ``top_k``), and axisops gives the sorted one,
+    best first and ties by lower index, on every backend, so results never depend on
+    the flag.  (:func:`topk`'s ``sorted=False`` is a speed hint whose order varies with
+    the strategy and backend.)
 
     Parameters
     ----------
@@ -165,10 +192,14 @@ def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
         As for :func:`topk`.
     k : int
         How many elements to keep (positional only).
-    axis : int, optional
-        The axis to select along (keyword only; the last by default).
+    axis : int or None, optional
+        The axis to select along (keyword only; the last by default); ``None``
+        flattens ``x``, as for :func:`topk`.
     mode : {"largest", "smallest"}, optional
         Which end of the order to keep.
+    sorted : bool, optional
+        ``True`` (default): best first.  ``False``: any order allowed; the sorted one
+        is given.
 
     Returns
     -------
@@ -178,15 +209,18 @@ def top_k(x: Any, k: int, /, *, axis: int = -1, mode: str = "largest") -> TopK:
     Raises
     ------
     InvalidArgumentError
-        A bad ``k``, ``axis`` or ``mode``, or the errors of :func:`topk`.
+        A bad ``k``, ``axis``, ``mode`` or ``sorted``, or the errors of :func:`topk`.
 
     Examples
     --------
     >>> import axisops
     >>> axisops.top_k([4, 1, 4, 0], 3, mode="smallest").indices
     array([3, 1, 0])
+    >>> axisops.top_k([4, 1, 4, 0], 3, sorted=False).indices
+    array([0, 2, 1])
     """
     largest = as_choice("mode", mode, ("largest", "smallest")) == "largest"
+    as_bool("sorted", sorted)  # either way, the sorted order (it is one of those allowed)
     return _topk(x, k, axis, largest, True, None, None)
 
 
@@ -333,36 +367,47 @@ class Median(NamedTuple):
     indices: Any
 
 
-def _one(x: Any, spec_of: Any, backend: str | None, values: bool) -> Any:
-    """The values (or the indices) of a sort or partition of ``x`` (``spec_of(meta)``)."""
+def _one(x: Any, axis: Any, spec_of: Any, backend: str | None, values: bool) -> Any:
+    """The values (or the indices) of a sort or partition of ``x`` along ``axis``
+    (``spec_of(meta, axis)``; ``axis=None`` flattens ``x``)."""
     call = Call(x, backend)
-    return call.run(spec_of(call.meta()), want=(values, not values))[not values]
+    ax = _along(call, axis)
+    return call.run(spec_of(call.meta(), ax), want=(values, not values))[not values]
 
 
-def _kth(x: Any, spec_of: Any, backend: str | None) -> tuple[Any, Any]:
+def _kth(x: Any, axis: Any, keepdims: Any, spec_of: Any, backend: str | None
+         ) -> tuple[Any, Any]:
+    """``(values, indices)`` of a kthvalue or median of ``x`` (``spec_of(meta, axis,
+    keepdims)``); ``axis=None`` flattens ``x``, a 0-d result (every dimension of ``x``
+    kept as 1 with ``keepdims``)."""
     call = Call(x, backend)
-    return call.run(spec_of(call.meta()))
+    ax, ndim = _flattened(call, axis, keepdims)
+    spec = spec_of(call.meta(), ax, keepdims if ndim is None else False)
+    return _kept(call, tuple(call.run(spec)), (), ndim)
 
 
 @boundary("sort")
-def sort(x: Any, axis: int = -1, *, descending: bool = False,
+def sort(x: Any, axis: int | None = -1, *, descending: bool = False,
          backend: str | None = None) -> Any:
     """The elements of every sequence along ``axis`` in order: a stable sort.
 
     Equal elements keep their index order, in both directions
     (``descending=True`` is *not* the reverse of the ascending sort where there
     are ties); NaN is greater than +inf; -0.0 equals +0.0; integers compare
-    exactly; the values keep their bits (NaN payloads, the sign of zero).
-    ``sort(x)`` has the values of ``np.sort(x, kind="stable")``.
+    exactly; NaT is greater than every time; the values keep their bits (NaN
+    payloads, the sign of zero).  ``sort(x)`` has the values of
+    ``np.sort(x, kind="stable")``, ``sort(x, axis=None)`` those of
+    ``np.sort(x, axis=None, kind="stable")``.
 
     Parameters
     ----------
     x : array_like
-        Any rank >= 1, any layout, any dtype of :func:`topk`'s: NumPy arrays (and
-        array-likes), torch tensors, JAX arrays, CuPy and Dask arrays (a Dask
-        array must be in one chunk along ``axis``).
-    axis : int, optional
+        Any rank >= 1 (any rank with ``axis=None``), any layout, any dtype of
+        :func:`topk`'s: NumPy arrays (and array-likes), torch tensors, JAX arrays,
+        CuPy and Dask arrays (a Dask array must be in one chunk along ``axis``).
+    axis : int or None, optional
         The axis to sort along, in ``[-x.ndim, x.ndim)``; the last by default.
+        ``None``: every element of ``x`` flattened in C order, as NumPy's.
     descending : bool, optional
         Greatest first (equal elements still in index order).
     backend : str, optional
@@ -371,14 +416,14 @@ def sort(x: Any, axis: int = -1, *, descending: bool = False,
     Returns
     -------
     array
-        ``x``'s shape, dtype and array type.
+        ``x``'s shape (1-D of ``x.size`` with ``axis=None``), dtype and array type.
 
     Raises
     ------
     InvalidArgumentError
-        A bad ``axis``, ``descending`` or ``backend``; a 0-d or masked ``x``; a
-        Dask array in several chunks along ``axis`` (the message says how to
-        ``rechunk``).
+        A bad ``axis``, ``descending`` or ``backend``; a 0-d (with an integer
+        ``axis``) or masked ``x``; a Dask array in several chunks along ``axis``
+        (the message says how to ``rechunk``).
     UnsupportedDTypeError
         A dtype sort does not take (object, string, complex...).
 
@@ -394,12 +439,14 @@ def sort(x: Any, axis: int = -1, *, descending: bool = False,
     >>> axisops.sort([[3, 1], [2, 4]], axis=0, descending=True)
     array([[3, 4],
            [2, 1]])
+    >>> axisops.sort([[3, 1], [2, 4]], axis=None)
+    array([1, 2, 3, 4])
     """
-    return _one(x, lambda meta: sort_spec(meta, axis, descending), backend, True)
+    return _one(x, axis, lambda meta, ax: sort_spec(meta, ax, descending), backend, True)
 
 
 @boundary("argsort")
-def argsort(x: Any, axis: int = -1, *, descending: bool = False,
+def argsort(x: Any, axis: int | None = -1, *, descending: bool = False,
             backend: str | None = None) -> Any:
     """The int64 indices that sort every sequence along ``axis``, stably.
 
@@ -407,14 +454,16 @@ def argsort(x: Any, axis: int = -1, *, descending: bool = False,
     ``argsort(x, descending=True)`` is not ``argsort(x)[::-1]`` where there are
     ties); NaN is greater than +inf; -0.0 equals +0.0.  ``argsort(x)`` is
     ``np.argsort(x, kind="stable")``, and its first ``k`` entries are
-    ``topk(x, k, largest=False).indices``.
+    ``topk(x, k, largest=False).indices``.  ``argsort(x, axis=None)`` is
+    ``np.argsort(x, axis=None, kind="stable")``: indices into the flattened ``x``.
 
     Parameters
     ----------
     x : array_like
         As for :func:`sort`.
-    axis : int, optional
+    axis : int or None, optional
         The axis to sort along, in ``[-x.ndim, x.ndim)``; the last by default.
+        ``None``: every element of ``x`` flattened in C order.
     descending : bool, optional
         Greatest first (equal elements still in index order).
     backend : str, optional
@@ -423,7 +472,7 @@ def argsort(x: Any, axis: int = -1, *, descending: bool = False,
     Returns
     -------
     array
-        ``x``'s shape, int64, ``x``'s array type.
+        ``x``'s shape (1-D with ``axis=None``), int64, ``x``'s array type.
 
     Raises
     ------
@@ -437,30 +486,36 @@ def argsort(x: Any, axis: int = -1, *, descending: bool = False,
     array([0, 2, 1, 3])
     >>> axisops.argsort(np.array([5, 7, 5, 7]), descending=True)
     array([1, 3, 0, 2])
+    >>> axisops.argsort(np.array([[5, 7], [5, 1]]), axis=None)
+    array([3, 0, 2, 1])
     """
-    return _one(x, lambda meta: sort_spec(meta, axis, descending), backend, False)
+    return _one(x, axis, lambda meta, ax: sort_spec(meta, ax, descending), backend, False)
 
 
 @boundary("kthvalue")
-def kthvalue(x: Any, k: int, axis: int = -1, *, keepdims: bool = False,
+def kthvalue(x: Any, k: int, axis: int | None = -1, *, keepdims: bool = False,
              backend: str | None = None) -> KthValue:
     """The ``k``-th smallest element of every sequence along ``axis`` and its index.
 
     ``k`` is 1-based, as in ``torch.kthvalue``.  The element is defined by the
     stable order: ``kthvalue(x, k)`` is ``(sort(x)[k-1], argsort(x)[k-1])`` along
     the axis, so among equal elements the one of lower index comes first (and it
-    is also the last of ``topk(x, k, largest=False)``).  NaN is greater than +inf.
+    is also the last of ``topk(x, k, largest=False)``).  NaN is greater than +inf,
+    NaT than every time.
 
     Parameters
     ----------
     x : array_like
         As for :func:`sort` (a Dask array may be in any chunks).
     k : int
-        Which element, ``1 <= k <= x.shape[axis]``.
-    axis : int, optional
+        Which element, ``1 <= k <= x.shape[axis]`` (``x.size`` with ``axis=None``).
+    axis : int or None, optional
         The axis to select along, in ``[-x.ndim, x.ndim)``; the last by default.
+        ``None``: every element of ``x`` flattened in C order, as one sequence (0-d
+        results; the index counts in the flattened ``x``).
     keepdims : bool, optional
-        Keep ``axis`` in the results, with size 1.
+        Keep ``axis`` in the results, with size 1 (with ``axis=None``: every
+        dimension of ``x``, each of size 1).
     backend : str, optional
         A backend from :func:`axisops.backends` to override the default.
 
@@ -486,14 +541,16 @@ def kthvalue(x: Any, k: int, axis: int = -1, *, keepdims: bool = False,
     KthValue(values=array([[nan],
            [ 5.]]), indices=array([[1],
            [0]]))
+    >>> axisops.kthvalue(np.array([[1.0, np.nan], [5.0, 2.0]]), 2, axis=None)
+    KthValue(values=array(2.), indices=array(3))
     """
     values, indices = _kth(
-        x, lambda meta: kthvalue_spec(meta, k, axis, keepdims), backend)
+        x, axis, keepdims, lambda meta, ax, keep: kthvalue_spec(meta, k, ax, keep), backend)
     return KthValue(values, indices)
 
 
 @boundary("median")
-def median(x: Any, axis: int = -1, *, keepdims: bool = False,
+def median(x: Any, axis: int | None = -1, *, keepdims: bool = False,
            backend: str | None = None) -> Median:
     """The lower median of every sequence along ``axis`` and its index.
 
@@ -508,10 +565,12 @@ def median(x: Any, axis: int = -1, *, keepdims: bool = False,
     ----------
     x : array_like
         As for :func:`kthvalue`; ``x.shape[axis]`` must be at least 1.
-    axis : int, optional
-        The axis to reduce, in ``[-x.ndim, x.ndim)``; the last by default.
+    axis : int or None, optional
+        The axis to reduce, in ``[-x.ndim, x.ndim)``; the last by default.  ``None``:
+        the lower median of every element (0-d results; the index counts in the
+        flattened ``x``).
     keepdims : bool, optional
-        Keep ``axis`` in the results, with size 1.
+        Keep ``axis`` in the results, with size 1 (every dimension with ``axis=None``).
     backend : str, optional
         A backend from :func:`axisops.backends` to override the default.
 
@@ -535,13 +594,16 @@ def median(x: Any, axis: int = -1, *, keepdims: bool = False,
     (Median(values=array(2.), indices=array(3)), 2.5)
     >>> axisops.median(np.array([1.0, np.nan, 3.0])).values
     array(3.)
+    >>> axisops.median(np.array([[4, 1], [3, 2]]), axis=None, keepdims=True)
+    Median(values=array([[2]]), indices=array([[3]]))
     """
-    values, indices = _kth(x, lambda meta: median_spec(meta, axis, keepdims), backend)
+    values, indices = _kth(x, axis, keepdims, median_spec, backend)
     return Median(values, indices)
 
 
 @boundary("partition")
-def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -> Any:
+def partition(x: Any, kth: Any, axis: int | None = -1, *,
+              backend: str | None = None) -> Any:
     """``x`` partitioned along ``axis`` at the positions ``kth``, in a deterministic order.
 
     NumPy's meaning: position ``kth`` receives the element that would be there in
@@ -556,24 +618,25 @@ def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -
     x : array_like
         As for :func:`sort` (a Dask array must be in one chunk along ``axis``).
     kth : int or sequence of int
-        The positions, each in ``[-n, n)`` with ``n = x.shape[axis]`` (negatives
-        count from the end; repeats are allowed, an empty sequence leaves ``x`` as
-        it is).
-    axis : int, optional
+        The positions, each in ``[-n, n)`` with ``n = x.shape[axis]`` (``x.size``
+        with ``axis=None``; negatives count from the end; repeats are allowed, an
+        empty sequence leaves ``x`` as it is).
+    axis : int or None, optional
         The axis to partition along, in ``[-x.ndim, x.ndim)``; the last by default.
+        ``None``: every element of ``x`` flattened in C order, as NumPy's.
     backend : str, optional
         A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
     array
-        ``x``'s shape, dtype and array type.
+        ``x``'s shape (1-D with ``axis=None``), dtype and array type.
 
     Raises
     ------
     InvalidArgumentError
-        A bad ``kth``, ``axis`` or ``backend``; a 0-d or masked ``x``; a Dask array
-        in several chunks along ``axis``.
+        A bad ``kth``, ``axis`` or ``backend``; a 0-d (with an integer ``axis``) or
+        masked ``x``; a Dask array in several chunks along ``axis``.
     UnsupportedDTypeError
         A dtype partition does not take (object, string, complex...).
 
@@ -584,12 +647,15 @@ def partition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -
     array([1, 1, 2, 3, 4, 5, 9, 6])
     >>> axisops.partition(np.array([3, 1, 4, 1, 5, 9, 2, 6]), [1, -1])
     array([1, 1, 3, 4, 5, 2, 6, 9])
+    >>> axisops.partition(np.array([[3, 1, 4], [1, 5, 9]]), 2, axis=None)
+    array([1, 1, 3, 4, 5, 9])
     """
-    return _one(x, lambda meta: partition_spec(meta, kth, axis), backend, True)
+    return _one(x, axis, lambda meta, ax: partition_spec(meta, kth, ax), backend, True)
 
 
 @boundary("argpartition")
-def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None) -> Any:
+def argpartition(x: Any, kth: Any, axis: int | None = -1, *,
+                 backend: str | None = None) -> Any:
     """The int64 indices that partition ``x`` along ``axis`` at ``kth`` (deterministically).
 
     ``x`` taken at these indices along ``axis`` is :func:`partition`'s result: the
@@ -602,15 +668,16 @@ def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None
         As for :func:`partition`.
     kth : int or sequence of int
         As for :func:`partition`.
-    axis : int, optional
-        The axis to partition along; the last by default.
+    axis : int or None, optional
+        The axis to partition along; the last by default.  ``None``: every element
+        of ``x`` flattened in C order (indices into the flattened ``x``).
     backend : str, optional
         A backend from :func:`axisops.backends` to override the default.
 
     Returns
     -------
     array
-        ``x``'s shape, int64, ``x``'s array type.
+        ``x``'s shape (1-D with ``axis=None``), int64, ``x``'s array type.
 
     Raises
     ------
@@ -622,8 +689,10 @@ def argpartition(x: Any, kth: Any, axis: int = -1, *, backend: str | None = None
     >>> import numpy as np, axisops
     >>> axisops.argpartition(np.array([3, 1, 4, 1, 5]), 2)
     array([1, 3, 0, 2, 4])
+    >>> axisops.argpartition(np.array([[3, 1], [4, 1]]), 1, axis=None)
+    array([1, 3, 0, 2])
     """
-    return _one(x, lambda meta: partition_spec(meta, kth, axis), backend, False)
+    return _one(x, axis, lambda meta, ax: partition_spec(meta, kth, ax), backend, False)
 
 
 # ---- the quantile family ---------------------------------------------------------------------
@@ -638,6 +707,7 @@ def _flattened(call: Call, axis: Any, keepdims: Any) -> tuple[Any, int | None]:
     does); the number of dimensions to give back with ``keepdims`` then (None otherwise)."""
     if axis is not None:
         return axis, None
+    imported("axisops.rules.arguments")
     from .rules.arguments import as_bool
 
     ndim = call.meta().ndim

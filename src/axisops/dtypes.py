@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._forksafe import imported
 from .tracing import constant_while_tracing
 
 __all__ = [
     "GATHER_DTYPES",
     "INDEX_DTYPES",
+    "TIME_DTYPES",
     "TOPK_DTYPES",
     "as_dtype",
     "bfloat16",
     "is_bfloat16",
     "is_gather_dtype",
     "is_index_dtype",
+    "is_time_dtype",
     "is_topk_dtype",
     "native",
     "supported_name",
@@ -28,10 +31,15 @@ __all__ = [
 _INTEGER_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _FLOAT_NAMES = ("float16", "float32", "float64")
 
-#: dtype names top-k supports (every one of them is also gathered).
+#: The numeric dtype names top-k supports (every one of them is also gathered), which the
+#: quantile family takes too.
 TOPK_DTYPES: tuple[str, ...] = ("bool", *_INTEGER_NAMES, *_FLOAT_NAMES, "bfloat16")
-#: dtype names gather supports: top-k's plus complex.
+#: The numeric dtype names gather supports: top-k's plus complex.
 GATHER_DTYPES: tuple[str, ...] = (*TOPK_DTYPES, "complex64", "complex128")
+#: NumPy's time types, in every unit (``datetime64[ns]``, ``timedelta64[D]``...): top-k, gather
+#: and the selection family take them besides the numbers above (NaT is the greatest, as
+#: NaN is); torch and JAX have no such types.
+TIME_DTYPES: tuple[str, ...] = ("datetime64", "timedelta64")
 #: dtype names allowed for gather indices and for ``topk(index_dtype=...)``.
 INDEX_DTYPES: tuple[str, ...] = _INTEGER_NAMES
 
@@ -46,8 +54,9 @@ def is_bfloat16(dtype: np.dtype) -> bool:
 
 
 #: The memo of :func:`supported_name`, keyed by the dtype's type number, which is the same
-#: in either byte order (so is the answer) and shared only among types that are
-#: all unsupported (every void, datetime or string type); an int, which
+#: in either byte order (so is the answer) and shared only among types that share their
+#: answer (every void or string type: None; every unit of datetime64: "datetime64", of
+#: timedelta64: "timedelta64"); an int, which
 #: torch.compile's tracer can hash where it cannot hash a dtype (torch 2.11).
 _NAMES: dict[int, str | None] = {}
 
@@ -55,6 +64,7 @@ _NAMES: dict[int, str | None] = {}
 @constant_while_tracing
 def supported_name(dtype: np.dtype) -> str | None:
     """The supported type's name (None if unsupported); memoised, as dtype names are slow.
+    A time type's name has no unit (:data:`TIME_DTYPES`).
 
     torch.compile calls it for real while it traces: Dynamo works on its own copy of
     the memo, so a fill made while tracing one dtype would be invisible when the
@@ -62,6 +72,8 @@ def supported_name(dtype: np.dtype) -> str | None:
 
     >>> supported_name(np.dtype(">i4")), supported_name(np.dtype("U3"))
     ('int32', None)
+    >>> supported_name(np.dtype("M8[ns]")), supported_name(np.dtype("m8[D]"))
+    ('datetime64', 'timedelta64')
     """
     num = dtype.num
     try:
@@ -75,6 +87,8 @@ def supported_name(dtype: np.dtype) -> str | None:
 def _lookup(dtype: np.dtype) -> str | None:
     if is_bfloat16(dtype):
         return "bfloat16"
+    if dtype.kind in "mM":
+        return "datetime64" if dtype.kind == "M" else "timedelta64"
     if dtype.fields is None and dtype.name in _NUMPY_NAMES and dtype.kind in "biufc":
         return dtype.name
     return None
@@ -90,6 +104,15 @@ def is_gather_dtype(dtype: np.dtype) -> bool:
     return supported_name(dtype) in GATHER_DTYPES
 
 
+def is_time_dtype(dtype: np.dtype) -> bool:
+    """True for ``datetime64`` and ``timedelta64`` of any unit (any byte order).
+
+    >>> is_time_dtype(np.dtype("M8[s]")), is_time_dtype(np.dtype("int64"))
+    (True, False)
+    """
+    return dtype.kind in "mM"
+
+
 def is_index_dtype(dtype: np.dtype) -> bool:
     """True for the eight integer types (bool is not an index type)."""
     return dtype.kind in "iu" and dtype.itemsize in (1, 2, 4, 8)  # dtype.name is slow
@@ -103,8 +126,10 @@ def native(dtype: np.dtype) -> np.dtype:
 def bfloat16() -> np.dtype:
     """``ml_dtypes.bfloat16`` as a NumPy dtype (imports ml_dtypes on first use)."""
     try:
+        imported("ml_dtypes")
         import ml_dtypes
     except ImportError:
+        imported("axisops.errors")
         from .errors import bfloat16_needs_ml_dtypes
 
         raise bfloat16_needs_ml_dtypes() from None

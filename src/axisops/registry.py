@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import adapters, engines
+from ._forksafe import imported
 from .adapters.base import Adapter
 from .engines.base import Engine, Spec
 from .errors import boundary
@@ -43,7 +44,11 @@ def _engines_for(adapter: Adapter, available_only: bool = True) -> list[str]:
 def _named(name: Any, x: Any, adapter: Adapter, a: Any) -> Engine:
     """The engine ``backend=name`` names, refused with the library's error unless it is
     one that can run ``x`` (``a``: as the adapter takes it)."""
-    from .rules.inputs import backend_name, check_backend  # a call without backend= needs neither
+    imported("axisops.rules.inputs")
+    from .rules.inputs import (  # a call without backend= needs neither
+        backend_name,
+        check_backend,
+    )
 
     name = backend_name(name)
     if name not in engines.names():
@@ -97,6 +102,7 @@ def choose(x: Any, backend: Any = None, spec: Spec | None = None, *, a: Any = No
         # override of supports() forgets to ask computes().
         if (spec is None or engine.computes(spec)) and engine.default_for(a, spec):
             return _hosted(engine, spec)
+    imported("axisops.rules.inputs")
     from .rules.inputs import no_backend
 
     no_backend(type_name(x), _engines_for(adapter, available_only=False))
@@ -148,6 +154,7 @@ def register_backend(backend: Engine, *, replace: bool = False) -> None:
 
 @boundary("register_backend")
 def _register(backend: Any, replace: bool) -> None:
+    imported("axisops.rules.inputs")
     from .rules.inputs import check_new_backend
 
     named = isinstance(backend, Engine) and bool(backend.name)

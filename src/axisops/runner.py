@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import adapters, registry
+from ._forksafe import imported
 from .adapters.base import Adapter
 from .engines.base import Engine
 from .requests import BOTH, ArrayMeta, Spec
@@ -94,6 +95,7 @@ class Call:
         """
         engine = self.engine(spec)
         if sparse_grad or self.adapter.observed(self.a, index):
+            imported("axisops.torch", "axisops.torch.library")
             from .torch import library  # registers the axisops:: operators when first run
 
             result = library.run(spec, engine.name, self.a, index, want, function, sparse_grad)

@@ -29,6 +29,9 @@ chunk), and nothing is computed until asked.
 - ``kthvalue`` and ``median`` reduce ``dim``; each result carries the chosen element's
   coordinates along ``dim`` the same way (over the remaining dimensions), as
   ``da.isel(dim=da.argmin(dim))`` would.
+- ``quantile(obj, q, dim)`` is ``obj.quantile(q, dim)`` computed by axisops: a
+  ``quantile`` dimension first (a scalar coordinate for a scalar ``q``), ``skipna`` with
+  xarray's default (skip NaN for floats), exact and lazy on dask along a chunked ``dim``.
 - ``gather(obj, dim, index)`` is ``obj.isel({dim: index})`` for an integer DataArray
   ``index`` (vectorized, pointwise along the dimensions ``index`` shares with ``obj``),
   computed by axisops: negative positions count from the end, out-of-range positions
@@ -66,8 +69,10 @@ import numpy as np
 import xarray as xr
 
 from . import api
+from ._forksafe import imported
 from .api import KthValue, Median, TopK
 from .errors import boundary
+from .rules import invalid
 from .rules.labels import (
     check_dim,
     check_free_name,
@@ -76,8 +81,8 @@ from .rules.labels import (
     need_labelled_index,
 )
 
-__all__ = ["KthValue", "Median", "TopK", "argsort", "gather", "kthvalue", "median", "sort",
-           "topk"]
+__all__ = ["KthValue", "Median", "TopK", "argsort", "gather", "kthvalue", "median",
+           "quantile", "sort", "topk"]
 
 Obj = Any  # xarray.DataArray | xarray.Dataset
 
@@ -99,12 +104,15 @@ def _probe_keeps(method: str) -> bool:
     probe = xr.DataArray(np.zeros(1), dims="d", attrs={"probe": 1})
     if method == "argsort":
         return bool(probe.argsort().attrs)
+    if method == "quantile":
+        return bool(probe.quantile(0.5, "d").attrs)
     return bool(probe.median("d").attrs)
 
 
 def _keeps(keep_attrs: Any, like: str) -> bool:
     """Whether a result keeps attrs: ``keep_attrs`` when given, else as xarray's ``like``
-    (``"isel"``: always, ``"argsort"`` or ``"median"``: xarray's option) does."""
+    (``"isel"``: always, ``"argsort"``, ``"median"`` or ``"quantile"``: xarray's option)
+    does."""
     if keep_attrs is not None:
         return bool(keep_attrs)
     return like == "isel" or _probe_keeps(like)
@@ -124,6 +132,7 @@ def _take(values: Any, positions: Any, axis: int) -> Any:
                   enumerate(zip(values.shape, positions.shape)))
     if not _is_dask(positions):
         return np.take_along_axis(values, np.broadcast_to(np.asarray(positions), shape), axis)
+    imported("dask.array")
     import dask.array as da
 
     def block(part: np.ndarray, block_info: Any = None) -> np.ndarray:
@@ -213,6 +222,7 @@ def _gather_data(data: Any, positions: Any, axis: int, backend: str | None) -> A
     ``axis`` broadcast to ``data``'s); dask when either is."""
     shape = tuple(positions.shape[d] if d == axis else n for d, n in enumerate(data.shape))
     if _is_dask(positions) or _is_dask(data):
+        imported("dask.array")
         import dask.array as da
 
         if not _is_dask(data):
@@ -450,6 +460,78 @@ def median(obj: Obj, dim: Hashable, *, keep_attrs: bool | None = None,
     """
     return _selecting(obj, dim, keep_attrs, lambda a, axis: api.median(
         a, axis, keepdims=True, backend=backend), Median)
+
+
+# ---- quantile --------------------------------------------------------------------------------
+
+
+@boundary("quantile")
+def quantile(obj: Obj, q: Any, dim: Hashable, *, method: str = "linear",
+             skipna: bool | None = None, keep_attrs: bool | None = None,
+             backend: str | None = None) -> Obj:
+    """``DataArray.quantile(q, dim)`` (and ``Dataset.quantile``), computed by
+    :func:`axisops.quantile` or :func:`axisops.nanquantile`.
+
+    The result is laid out as xarray's: ``dim`` reduced, a ``quantile`` dimension first
+    holding ``q`` for an array ``q`` (a scalar ``quantile`` coordinate for a scalar one),
+    the coordinates along other dimensions kept (0-d ones go, as in xarray); ``q`` is
+    taken as float64, as xarray takes it (so float32 data give float64).
+    ``skipna=None`` skips NaN for floating dtypes (xarray's default):
+    :func:`axisops.nanquantile`, bit for bit NumPy's ``nanquantile``, which xarray runs.
+    ``skipna=False`` is :func:`axisops.quantile`, where NaN sorts last (the contract)
+    instead of making the whole sequence's quantiles NaN as xarray's do; the two agree
+    on data without NaN.  Dask-backed objects stay lazy and may be chunked along ``dim``
+    (exact, a radix select).
+
+    Parameters
+    ----------
+    obj : xarray.DataArray or xarray.Dataset
+    q : float or array_like of float
+        Probabilities in ``[0, 1]``, a scalar or 1-D.
+    dim : hashable
+    method : str, optional
+        One of NumPy's 13 methods (``"linear"`` by default).
+    skipna : bool, optional
+        None: True for floating dtypes, as xarray.
+    keep_attrs : bool, optional
+        None: as ``DataArray.quantile`` (xarray's option).
+    backend : str, optional
+        As for :func:`axisops.quantile`.
+
+    Examples
+    --------
+    >>> import xarray as xr, axisops.xarray as axr
+    >>> t = xr.DataArray([[4.0, 1.0, float("nan"), 2.0]], dims=("y", "x"))
+    >>> axr.quantile(t, [0.5, 1.0], "x").values.tolist()
+    [[2.0], [4.0]]
+    >>> axr.quantile(t, [0.5, 1.0], "x").identical(t.quantile([0.5, 1.0], "x"))
+    True
+    """
+    keep = _keeps(keep_attrs, "quantile")
+    need_labelled("obj", obj)
+    q_array = np.asarray(q)
+    if q_array.ndim > 1:
+        invalid(f"q has shape {q_array.shape}; xarray's quantile takes a scalar or 1-D q",
+                name="q", value=q, allowed="a scalar or a 1-D array of probabilities")
+    check_free_name("quantile", [*obj.dims, *obj.coords], "the probabilities q")
+    # xarray's q is a float64 array (not a weak scalar): float32 data gives float64.
+    q_float = q_array.astype(np.float64) if q_array.dtype.kind in "biuf" else q
+
+    def one(v: xr.DataArray, dim: Hashable, carry: bool) -> xr.DataArray:
+        axis = v.get_axis_num(dim)
+        skip = skipna if skipna is not None else np.dtype(v.dtype).kind in "fc"
+        run = api.nanquantile if skip else api.quantile
+        data = run(v.data, q_float, axis, method=method, backend=backend)
+        dims = (*v.dims[:axis], *v.dims[axis + 1 :])
+        coords = {n: c for n, c in _kept_coords(v, dim).items() if c.dims}  # as xarray
+        if q_array.ndim == 1:
+            dims = ("quantile", *dims)
+        coords["quantile"] = xr.Variable(("quantile",) if q_array.ndim else (), q_float)
+        return _array(v, data, dims, coords, keep)
+
+    result = _each(obj, dim, 1, one, keep)
+    return result.drop_vars([c for c, v in result.coords.items() if not v.dims
+                             and c != "quantile"])
 
 
 # ---- gather ----------------------------------------------------------------------------------

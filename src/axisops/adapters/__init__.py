@@ -25,10 +25,9 @@ picks the engine).  An adapter is imported when its family is first looked up
 from __future__ import annotations
 
 import importlib
-import threading
 from typing import TYPE_CHECKING, Any
 
-from .._forksafe import fork_safe
+from .._forksafe import IMPORTS
 from ..tracing import constant_while_tracing
 
 if TYPE_CHECKING:
@@ -47,7 +46,6 @@ TABLE = {
     "jaxlib": "axisops.adapters.jax:ADAPTER",
 }
 
-_lock = fork_safe(threading.Lock())
 _by_family: dict[str, Adapter] = {}
 
 
@@ -57,7 +55,7 @@ def _load(family: str) -> bool:
     claims); nothing else is imported."""
     if family not in _by_family:
         module, _, attribute = TABLE.get(family, TABLE["numpy"]).partition(":")
-        with _lock:
+        with IMPORTS:
             _by_family.setdefault(family, getattr(importlib.import_module(module), attribute))
     return True
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..requests import ArrayMeta
 from ..rules.inputs import check_known_chunks, unreadable
 from .base import Adapter
@@ -20,6 +21,7 @@ __all__ = ["ADAPTER", "DaskAdapter"]
 
 
 def _is_dask_array(x: Any) -> bool:
+    imported("dask.array")
     import dask.array as da
 
     return isinstance(x, da.Array)
@@ -47,12 +49,21 @@ class DaskAdapter(Adapter):
         if tuple(a.shape) == shape:
             return a
         if _is_dask_array(a):
+            imported("dask.array")
             import dask.array as da
 
             # da.broadcast_to mis-chunks a size-1 axis split as (0, 1).
             split_ones = {d: 1 for d, c in enumerate(a.chunks) if a.shape[d] == 1 and len(c) > 1}
             return da.broadcast_to(a.rechunk(split_ones) if split_ones else a, shape)
         return np.broadcast_to(a, shape)
+
+    def reshape(self, a: Any, shape: tuple[int, ...]) -> Any:
+        """``a`` in ``shape``, C order: dask's own reshape (what ``dask.array.ravel`` does for
+        ``axis=None``), lazy, chunks as dask makes them; an empty array in one chunk first
+        (dask's reshape cannot merge a dimension of size 0 split in chunks)."""
+        if _is_dask_array(a) and 0 in a.shape and a.npartitions > 1:
+            a = a.rechunk(-1)  # nothing to move
+        return a.reshape(shape)
 
 
 ADAPTER = DaskAdapter()

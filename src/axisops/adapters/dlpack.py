@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..requests import ArrayMeta, Spec
 from ..rules.inputs import refuse_array, unreadable
 from .base import Adapter, each
@@ -56,6 +57,7 @@ def _namespace(x: Any) -> Any:
     # strict array-API wrapper whose arrays are not cupy.ndarray.
     root = type(x).__module__.partition(".")[0]
     if root in _NAMESPACES:
+        imported(_NAMESPACES[root])
         return importlib.import_module(_NAMESPACES[root])
     return x.__array_namespace__()
 
@@ -82,6 +84,7 @@ def _numpy_import(x: Any, name: str) -> np.ndarray:
 
 def _torch_import(x: Any, name: str) -> Any:
     try:
+        imported("torch")
         import torch
     except ImportError:
         refuse_array(name, x, f"is a {_type_name(x)} on an accelerator; axisops reads "
@@ -147,6 +150,7 @@ def export(result: Any, like: Imported) -> Any:
 
 def _torch() -> Adapter:
     # Accelerator arrays become torch tensors, read as the torch adapter reads them.
+    imported("axisops.adapters.torch")
     from .torch import ADAPTER
 
     return ADAPTER
@@ -171,6 +175,7 @@ class DLPackAdapter(Adapter):
         if is_torch(x):
             return _torch().index(index, x, name)
         if is_torch(index):
+            imported("axisops.adapters.torch")
             from .torch import numpy_view
 
             return numpy_view(index.cpu())
@@ -185,6 +190,9 @@ class DLPackAdapter(Adapter):
         if tuple(a.shape) == shape:
             return a
         return a.expand(shape) if is_torch(a) else np.broadcast_to(a, shape)
+
+    def reshape(self, a: Any, shape: tuple[int, ...]) -> Any:
+        return _torch().reshape(a, shape) if is_torch(a) else a.reshape(shape)
 
     def from_engine(self, result: Any, like: Any, spec: Spec) -> Any:
         back = producer(like)

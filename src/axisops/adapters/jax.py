@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..requests import ArrayMeta, Spec, TopKSpec
 from ..rules.types import check_narrowed_index
 from .base import Adapter, each
@@ -38,6 +39,7 @@ _INT64 = np.dtype(np.int64)
 
 
 def _is_jax_array(x: Any) -> bool:
+    imported("jax")
     import jax
 
     return isinstance(x, jax.Array)
@@ -45,6 +47,7 @@ def _is_jax_array(x: Any) -> bool:
 
 def _on_one_cpu(x: Any) -> bool:
     """A concrete array on one CPU device (the NumPy engines' inputs)."""
+    imported("jax")
     import jax
 
     if isinstance(x, jax.core.Tracer):
@@ -77,6 +80,7 @@ class JaxAdapter(Adapter):
             return a
         if isinstance(a, np.ndarray):
             return np.broadcast_to(a, shape)
+        imported("jax.numpy")
         import jax.numpy as jnp
 
         return jnp.broadcast_to(a, shape)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..requests import ArrayMeta
 from .base import Adapter
 
@@ -46,6 +47,7 @@ def as_ndarray(x: Any, name: str) -> np.ndarray:
     array([[1, 2]])
     """
     if _is_masked(x):
+        imported("axisops.rules.inputs")
         from ..rules.inputs import refuse_masked
 
         refuse_masked(name, x)
@@ -54,6 +56,7 @@ def as_ndarray(x: Any, name: str) -> np.ndarray:
     try:
         return np.asarray(x)
     except (ValueError, TypeError) as exc:
+        imported("axisops.rules.inputs")
         from ..rules.inputs import unreadable
 
         unreadable(name, x, f"cannot be read as an array ({exc})", short=True)

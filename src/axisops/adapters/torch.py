@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..dtypes import is_bfloat16, is_index_dtype, native
 from ..requests import ArrayMeta, Spec
 from ..rules.inputs import refuse_array
@@ -46,6 +47,7 @@ def numpy_view(t: Any) -> np.ndarray:
     >>> numpy_view(torch.tensor([1.5], dtype=torch.bfloat16)).dtype
     dtype(bfloat16)
     """
+    imported("torch")
     import torch
 
     t = t.detach()
@@ -54,6 +56,7 @@ def numpy_view(t: Any) -> np.ndarray:
     if t.is_neg():
         t = t.resolve_neg()
     if t.dtype == torch.bfloat16:
+        imported("axisops.dtypes")
         from ..dtypes import bfloat16
 
         return t.view(torch.int16).numpy().view(bfloat16())
@@ -67,6 +70,7 @@ def from_numpy(a: np.ndarray) -> Any:
     >>> from_numpy(np.array([1, 2], np.uint32)).dtype
     torch.uint32
     """
+    imported("torch")
     import torch
 
     if not a.flags.writeable:
@@ -87,6 +91,7 @@ def unobserved(x: Any, grad_possible: bool = True) -> bool:
     manager is one), or any profiler (whose traces then name the operator).
     Kernels a user registers for ``axisops::*`` run only through the operators.
     """
+    imported("torch")
     import torch
 
     if torch.compiler.is_compiling() or type(x) is not torch.Tensor:
@@ -117,6 +122,7 @@ class TorchAdapter(Adapter):
         return array_type == "torch" or (array_type == "numpy" and x.device.type == "cpu")
 
     def take(self, x: Any, name: str) -> Any:
+        imported("torch")
         import torch
 
         if x.layout != torch.strided:
@@ -128,6 +134,7 @@ class TorchAdapter(Adapter):
         return x
 
     def index(self, index: Any, x: Any, name: str) -> Any:
+        imported("torch")
         import torch
 
         if isinstance(index, torch.Tensor):
@@ -144,6 +151,7 @@ class TorchAdapter(Adapter):
     def meta(self, a: Any, name: str) -> ArrayMeta:
         if isinstance(a, np.ndarray):
             return ArrayMeta(a.shape, a.dtype)
+        imported("axisops.kernels.torch.dtypes")
         from ..kernels.torch.dtypes import numpy_dtype
 
         dtype = numpy_dtype(a.dtype)
@@ -155,6 +163,16 @@ class TorchAdapter(Adapter):
         if isinstance(a, np.ndarray):
             return a if a.shape == shape else np.broadcast_to(a, shape)
         return a if tuple(a.shape) == shape else a.expand(shape)
+
+    def reshape(self, a: Any, shape: tuple[int, ...]) -> Any:
+        """``a`` in ``shape`` (C order); a bool tensor's bytes kept where it is copied
+        (``axis=None`` flattens a strided view)."""
+        if isinstance(a, np.ndarray):
+            return a.reshape(shape)
+        imported("axisops.kernels.torch.dtypes")
+        from ..kernels.torch.dtypes import reshape_bits
+
+        return reshape_bits(a, shape)
 
     def observed(self, a: Any, index: Any = None) -> bool:
         return not unobserved(a) or (index is not None and type(index) is not type(a))

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._forksafe import imported
+
 
 def _section(first: str, last: str) -> dict[int, str]:
     """``{value: name}`` of the constants defined from ``first`` to ``last``, in file order."""
@@ -68,6 +70,7 @@ def numpy_dtype(data_type: int) -> np.dtype:
     (dtype('int64'), 'bfloat16')
     """
     if data_type == ACL_BF16:
+        imported("axisops.dtypes")
         from ..dtypes import bfloat16
 
         return bfloat16()

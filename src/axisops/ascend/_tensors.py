@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ._boundary import Failure, brief, describe, is_int, record, show
 from ._constants import (
     ACL_ERROR_RT_AICORE_EXCEPTION,
@@ -191,6 +192,7 @@ def placement_problem(space: AddressSpace, tensor: AclTensor, name: str) -> str 
 
 def addresses_an_element_twice(tensor: AclTensor) -> bool:
     """True when two coordinates of ``tensor``'s view share one storage element."""
+    imported("axisops.directml.tensors")
     from ..directml.tensors import addresses_an_element_twice as twice
 
     try:

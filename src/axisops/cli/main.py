@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="axisops",
         description="Exact, deterministic top-k and gather along an axis of .npy, .npz and "
-                    "zarr files of any size, read in chunks with bounded memory; also what "
+                    "zarr files of any size, read in chunks with bounded memory, and their "
+                    "quantiles (quantile); also what "
                     "this installation runs (info), the documented examples run as files "
                     "(demo), and a benchmark against NumPy, torch, JAX and ONNX Runtime "
                     "(bench).",

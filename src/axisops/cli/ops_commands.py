@@ -1,8 +1,9 @@
-"""``axisops topk`` and ``axisops gather``: the streaming jobs, with the command line's words.
+"""``axisops topk``, ``gather`` and ``quantile``: the streaming jobs, with the command line's words.
 
-They are :func:`axisops.streaming.jobs.topk_job` and
+They are :func:`axisops.streaming.jobs.topk_job`,
 :func:`~axisops.streaming.jobs.gather_job` (what :func:`axisops.topk_file`
-and :func:`axisops.gather_file` run) with three differences that belong to a
+and :func:`axisops.gather_file` run) and :func:`~axisops.streaming.jobs.quantile_job`
+with three differences that belong to a
 command, not a library: messages name ``INPUT``, ``--key``, ``--chunk-bytes``
 (:data:`axisops.cli.output.WORDS`); the output defaults to a name beside the
 input; and SIGTERM, SIGHUP and SIGINT unwind the stack
@@ -27,13 +28,14 @@ from typing import Any
 
 from ..errors import AxisOpsError, name_error
 from ..streaming.errors import FileError
-from ..streaming.jobs import Announce, Options, gather_job, topk_job
+from ..streaming.jobs import Announce, Options, gather_job, quantile_job, topk_job
 from ..streaming.outputs import default_output
 from ..streaming.signals import exit_on_signals
 from ..streaming.stream import DEFAULT_CHUNK_BYTES
 from .output import WORDS, CLIError, emit
 
-__all__ = ["default_output_for", "parse_size", "register", "run_gather", "run_topk"]
+__all__ = ["default_output_for", "parse_size", "register", "run_gather", "run_quantile",
+           "run_topk"]
 
 _UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4, "p": 1000**5,
           "ki": 1024, "mi": 1024**2, "gi": 1024**3, "ti": 1024**4, "pi": 1024**5}
@@ -60,12 +62,13 @@ def parse_size(text: str) -> int:
     return int(value)
 
 
-def _scale_options(p: argparse.ArgumentParser) -> None:
+def _scale_options(p: argparse.ArgumentParser, scheduler: bool = True) -> None:
     p.add_argument("--chunk-bytes", type=parse_size, default=DEFAULT_CHUNK_BYTES, metavar="B",
                    help="input bytes read per step (default 32MiB); memory stays near a few B")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run on the Dask cluster at ADDRESS (e.g. tcp://host:8786); "
-                        "workers read the files by path")
+    if scheduler:
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on the Dask cluster at ADDRESS (e.g. tcp://host:8786); "
+                            "workers read the files by path")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal and the "
                         "work takes over a second)")
@@ -113,6 +116,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     _scale_options(g)
     g.set_defaults(run=_gather)
 
+    q = sub.add_parser(
+        "quantile", help="quantiles along an axis of INPUT; writes a .npy",
+        description="The quantiles -q of every sequence along an axis of INPUT, exactly "
+                    "axisops.quantile's (NumPy's formulas and dtypes; NaN sort last, or "
+                    "--skip-nan skips them as nanquantile does), written to a .npy of shape "
+                    "(len(q), INPUT's shape without the axis); one JSON line on stdout "
+                    "describes the job. INPUT is read in chunks, so files larger than "
+                    "memory work: chunks that cut the axis are selected over exactly, in a "
+                    "few passes.")
+    q.add_argument("input", metavar="INPUT", help=".npy, .npz or zarr array, read in chunks")
+    q.add_argument("-q", type=float, nargs="+", required=True, metavar="Q",
+                   help="probabilities in [0, 1], e.g. -q 0.5 0.99")
+    q.add_argument("--axis", type=int, default=-1, help="axis to reduce (default -1)")
+    q.add_argument("--method", default="linear", metavar="M",
+                   help="one of NumPy's 13 methods (default linear): inverted_cdf, "
+                        "averaged_inverted_cdf, closest_observation, "
+                        "interpolated_inverted_cdf, hazen, weibull, linear, median_unbiased, "
+                        "normal_unbiased, lower, higher, nearest, midpoint")
+    q.add_argument("--skip-nan", action="store_true",
+                   help="skip NaN (nanquantile); by default NaN sort last")
+    q.add_argument("--key", metavar="NAME", help="array name in an .npz or zarr group INPUT")
+    q.add_argument("--backend", metavar="NAME", help="force a backend (see axisops info)")
+    q.add_argument("-o", "--output", metavar="OUT.npy",
+                   help="output file (default: INPUT's stem + .quantile.npy)")
+    _scale_options(q, scheduler=False)
+    q.set_defaults(run=_quantile)
+
 
 def _topk(args: argparse.Namespace) -> int:
     run_topk(
@@ -129,6 +159,15 @@ def _gather(args: argparse.Namespace) -> int:
         args.input, args.index, args.dim, key=args.key, index_key=args.index_key,
         output=args.output, backend=args.backend, chunk_bytes=args.chunk_bytes,
         scheduler=args.scheduler, progress=args.progress, announce=emit,
+    )
+    return 0
+
+
+def _quantile(args: argparse.Namespace) -> int:
+    run_quantile(
+        args.input, args.q, axis=args.axis, method=args.method, skipnan=args.skip_nan,
+        key=args.key, output=args.output, backend=args.backend, chunk_bytes=args.chunk_bytes,
+        progress=args.progress, announce=emit,
     )
     return 0
 
@@ -209,4 +248,30 @@ def run_gather(
         _, record = gather_job(input_path, index_path, dim, key=key, index_key=index_key,
                                out=output or default_output_for(input_path, ".gather.npy"),
                                options=options)
+    return record
+
+
+def run_quantile(
+    input_path: str,
+    q: list[float],
+    *,
+    axis: int = -1,
+    method: str = "linear",
+    skipnan: bool = False,
+    key: str | None = None,
+    output: str | None = None,
+    backend: str | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    progress: bool | None = None,
+    announce: Announce | None = None,
+) -> dict[str, Any]:
+    """Quantiles ``q`` (a list: one row of the result each) along ``axis`` of the array in
+    ``input_path``, written to a .npy; the job's record."""
+    options = Options(backend, chunk_bytes, None, progress, announce)
+    op = "nanquantile" if skipnan else "quantile"
+    with exit_on_signals(), _operation_errors(op):
+        _, record = quantile_job(input_path, list(q), axis=axis, method=method,
+                                 skipnan=skipnan, key=key,
+                                 out=output or default_output_for(input_path, ".quantile.npy"),
+                                 options=options)
     return record

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from .enums import TensorDataType, TensorFlags
 from .errors import DMLError, invalid_arg
 
@@ -326,6 +327,7 @@ def _solve_twice(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     # Splitting one dimension in two halves: an element is addressed twice iff
     # the halves share one, or the larger half (which contains a translate of
     # the smaller) addresses one twice.  One-byte elements, strides in bytes.
+    imported("numpy.lib.stride_tricks")
     from numpy.lib.stride_tricks import as_strided
 
     view = as_strided(np.zeros(1, np.uint8), shape=sizes, strides=strides)

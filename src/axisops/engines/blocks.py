@@ -19,10 +19,9 @@ be listed without importing the others.
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Mapping
 
-from .._forksafe import fork_safe
+from .._forksafe import IMPORTS
 from ..tracing import constant_while_tracing
 from .base import Engine
 
@@ -34,7 +33,6 @@ TABLE = {
     "numpy": "axisops.engines.numpy",
 }
 
-_lock = fork_safe(threading.RLock())
 #: Every engine imported or registered, by name, of any array type.
 loaded: dict[str, Engine] = {}
 _by_type: dict[str, list[Engine]] = {}
@@ -46,7 +44,7 @@ def load(name: str, path: str | None) -> bool:
     neither loaded nor given a path."""
     if name in loaded:
         return True
-    with _lock:
+    with IMPORTS:
         if name not in loaded:
             if path is None:
                 return False
@@ -62,7 +60,7 @@ def _sort(array_type: str, paths: tuple[tuple[str, str], ...]) -> bool:
         candidates = [loaded[n] for n in sorted({*table, *loaded}) if load(n, table.get(n))]
         found = sorted((e for e in candidates if e.array_type == array_type and e.available()),
                        key=lambda e: (-e.priority, e.name))
-        with _lock:
+        with IMPORTS:
             _by_type.setdefault(array_type, found)
     return True
 
@@ -97,6 +95,6 @@ def named(name: str | None) -> Engine:
 
 def register(engine: Engine) -> None:
     """Add (or replace) ``engine`` under its name; the registry checks the name first."""
-    with _lock:
+    with IMPORTS:
         loaded[engine.name] = engine
         _by_type.clear()

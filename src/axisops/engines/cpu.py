@@ -21,8 +21,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._forksafe import imported
 from ..config import get_num_threads
-from ..dtypes import is_bfloat16, native
+from ..dtypes import is_bfloat16, is_time_dtype, native
 from ..kernels.cpu_caches import data_cache_bytes
 from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from ..rules.operations import check_index_values, raise_index_error
@@ -47,6 +48,7 @@ PREFETCH_DISTANCE = 256
 
 
 def _kernels():
+    imported("axisops", "axisops._core")
     from .. import _core
 
     return _core.kernels
@@ -254,6 +256,7 @@ def select_strategy(x: np.ndarray, axis: int) -> str:
 def describe() -> dict[str, object]:
     """The compiled core in use: its instruction-set level, the levels this machine could
     use, the compiler and build type, and the pool's worker threads started so far."""
+    imported("axisops", "axisops._core")
     from .. import _core
 
     k = _core.kernels
@@ -313,6 +316,8 @@ class CpuEngine(Engine):
     description = "compiled C++ kernels (threshold scan, radix sort, one-pass gather)"
 
     def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
+        if is_time_dtype(spec.dtype):
+            return _on_time_keys(self.topk, x, spec)
         return topk(x, spec)
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
@@ -320,32 +325,51 @@ class CpuEngine(Engine):
 
     def topk_into(self, x: np.ndarray, spec: TopKSpec, values: np.ndarray,
                   indices: np.ndarray) -> None:
+        if is_time_dtype(spec.dtype):
+            return super().topk_into(x, spec, values, indices)
         topk_into(x, spec, values, indices)
 
     def sort(self, x: np.ndarray, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        if is_time_dtype(spec.dtype):
+            return _on_time_keys(self.sort, x, spec, values, indices)
         return _sort(x, spec.axis, spec.descending, values, indices)
 
     def kthvalue(self, x: np.ndarray, spec: KthSpec) -> tuple[np.ndarray, np.ndarray]:
+        if is_time_dtype(spec.dtype):
+            return _on_time_keys(self.kthvalue, x, spec)
         values, indices = _kthvalue(x, spec.axis, spec.k)
         return values.reshape(spec.out_shape), indices.reshape(spec.out_shape)
 
     def partition(self, x: np.ndarray, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        if is_time_dtype(spec.dtype):
+            return _on_time_keys(self.partition, x, spec, values, indices)
         if not spec.kth:
             return unpartitioned(x, spec, values, indices)
         return _partition(x, spec.axis, spec.kth, values, indices)
 
     def quantile(self, x: np.ndarray, spec: QuantileSpec, parts: bool = False):
         """NumPy's formulas (:mod:`axisops.kernels.quantile`) on the order statistics the core
-        selects: ``kth_many``, one selection per distinct rank of each sequence (the ranks of
-        several q shared), no sort and no partition pass.  Where the core has no ``kth_many``
-        yet, a stand-in made of its partition (the same ranks everywhere) and sort (ranks
-        per sequence: nanquantile)."""
-        from ..kernels.quantile import quantile, select_by
+        selects: :func:`kth_many`, one selection per distinct rank of each sequence (the
+        ranks of several q shared), no sort and no partition pass."""
+        imported("axisops.kernels.quantile")
+        from ..kernels.quantile import quantile
 
-        select = globals().get("kth_many") or select_by(_partition, _sort)
-        return quantile(_addressable(x), spec, select, parts)
+        return quantile(_addressable(x), spec, kth_many, parts)
+
+
+def _on_time_keys(method, x: np.ndarray, spec, *args):
+    """``method`` (one of the engine's) on a ``datetime64`` or ``timedelta64`` ``x``: run on
+    its int64 keys (:func:`~axisops.kernels.keys.time_keys`: ``x - 1`` wrapping, NaT the
+    greatest), which the core orders as signed integers; the values it selects are mapped
+    back to times (``+ 1``), bit for bit; the indices need nothing."""
+    imported("axisops.kernels.keys")
+    from ..kernels.keys import from_time_keys, time_keys
+
+    keys = time_keys(x)
+    values, indices = method(keys, spec.replace(dtype=keys.dtype), *args)
+    return (None if values is None else from_time_keys(values, spec.out_dtype)), indices
 
 
 def unpartitioned(x: np.ndarray, spec: PartitionSpec, values: bool = True,

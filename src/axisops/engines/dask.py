@@ -6,9 +6,10 @@ The graphs are built by :mod:`axisops.dask`; each task runs its blocks on the
 NumPy engine it is given by name (default: each worker's default, looked up
 by :func:`axisops.engines.blocks.named`).  dask is imported when a graph is first built.
 
-kthvalue and median work along a chunked axis too (an exact radix select over
-the order keys, :mod:`axisops.dask.select`); sort, argsort, partition and
-argpartition need the axis in one chunk, and say how to ``rechunk`` otherwise.
+kthvalue, median and the quantile family (quantile, nanquantile, nanmedian) work
+along a chunked axis too (an exact radix select over the order keys,
+:mod:`axisops.dask.select`); sort, argsort, partition and argpartition need the axis
+in one chunk, and say how to ``rechunk`` otherwise.
 
 The merge fan-in is dask's ``split_every`` setting (default 4)::
 
@@ -20,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..requests import GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
+from .._forksafe import imported
+from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from .base import Engine
 
 __all__ = ["ENGINE", "DaskEngine"]
@@ -35,31 +37,42 @@ class DaskEngine(Engine):
     description = "lazy dask arrays: per-chunk kernels, exact tree merges"
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        imported("axisops.dask.topk")
         from ..dask.topk import topk
 
         return topk(x, spec)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        imported("axisops.dask.gather")
         from ..dask.gather import gather
 
         return gather(x, index, spec)
 
     def sort(self, x: Any, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[Any, Any]:
+        imported("axisops.dask.select")
         from ..dask.select import sort
 
         return sort(x, spec, values, indices)
 
     def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        imported("axisops.dask.select")
         from ..dask.select import kthvalue
 
         return kthvalue(x, spec)
 
     def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[Any, Any]:
+        imported("axisops.dask.select")
         from ..dask.select import partition
 
         return partition(x, spec, values, indices)
+
+    def quantile(self, x: Any, spec: QuantileSpec, parts: bool = False) -> Any:
+        imported("axisops.dask.select")
+        from ..dask.select import quantile
+
+        return quantile(x, spec, parts)
 
 
 ENGINE = DaskEngine()

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from ..rules.operations import check_index_values
 from .base import Engine
@@ -31,12 +32,15 @@ __all__ = ["ENGINE", "JaxEngine"]
 
 
 def _is_tracer(x: Any) -> bool:
+    imported("jax")
     import jax
 
     return isinstance(x, jax.core.Tracer)
 
 
 def _kernel(op: str) -> Any:
+    imported("axisops.kernels.jax.ops", "axisops.kernels.jax.quantile",
+             "axisops.kernels.jax.select")
     from ..kernels.jax import ops, quantile, select
 
     module = ops if op in ("topk", "gather") else quantile if op == "quantile" else select
@@ -47,6 +51,7 @@ def _kernel(op: str) -> Any:
 def _jit(op: str) -> Any:
     """``op``'s kernel jitted, its arguments after the arrays (the spec, the outputs wanted,
     the host engine) static."""
+    imported("jax")
     import jax
 
     fn = _kernel(op)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._forksafe import imported
 from ..dtypes import native
 from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from ..rules.operations import check_index_values
@@ -36,6 +37,7 @@ class NumpyEngine(Engine):
     description = "reference implementation on NumPy (full stable sort)"
 
     def topk(self, x: np.ndarray, spec: TopKSpec) -> tuple[np.ndarray, np.ndarray]:
+        imported("axisops.reference.topk")
         from ..reference.topk import topk
 
         values, indices = topk(x, spec.k, spec.axis, spec.largest)
@@ -43,6 +45,7 @@ class NumpyEngine(Engine):
                 np.ascontiguousarray(indices, dtype=spec.index_dtype))
 
     def gather(self, x: np.ndarray, index: np.ndarray, spec: GatherSpec) -> np.ndarray:
+        imported("axisops.reference.gather")
         from ..reference.gather import gather
 
         check_index_values(index, spec)
@@ -51,12 +54,14 @@ class NumpyEngine(Engine):
 
     def sort(self, x: np.ndarray, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        imported("axisops.reference")
         from ..reference import argsort
 
         order = argsort(x, spec.axis, spec.descending)
         return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
 
     def kthvalue(self, x: np.ndarray, spec: KthSpec) -> tuple[np.ndarray, np.ndarray]:
+        imported("axisops.reference", "axisops.reference.kthvalue")
         from ..reference import kthvalue
 
         values, indices = kthvalue(x, spec.k, spec.axis)
@@ -65,12 +70,14 @@ class NumpyEngine(Engine):
 
     def partition(self, x: np.ndarray, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+        imported("axisops.reference")
         from ..reference import argpartition
 
         order = argpartition(x, list(spec.kth), spec.axis)
         return _taken(x, order, spec.axis, spec.out_dtype, values), order if indices else None
 
     def quantile(self, x: np.ndarray, spec: QuantileSpec, parts: bool = False):
+        imported("axisops.reference.quantile")
         from ..reference.quantile import quantile
 
         if parts:
@@ -91,6 +98,7 @@ def _reference_parts(x: np.ndarray, spec: QuantileSpec):
     """The parts of :meth:`Engine.quantile <axisops.engines.base.Engine.quantile>` from the
     oracle's stable sort: the order statistics NumPy's formulas read, or torch's ranks
     (``flavour="torch"``), with their indices and weight."""
+    imported("axisops.reference.quantile", "axisops.rules.quantile")
     from ..reference.quantile import quantile_parts, torch_quantile_parts
     from ..rules.quantile import weights_dtype
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._forksafe import imported
 from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpec, TopKSpec
 from .base import Engine
 
@@ -31,33 +32,39 @@ class TorchEngine(Engine):
     description = "stock torch operations, exact on every torch device"
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        imported("axisops.kernels.torch", "axisops.kernels.torch.ops")
         from ..kernels.torch import ops
 
         return ops.topk(x, spec)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        imported("axisops.kernels.torch", "axisops.kernels.torch.ops")
         from ..kernels.torch import ops
 
         return ops.gather(x, index, spec)
 
     def sort(self, x: Any, spec: SortSpec, values: bool = True,
              indices: bool = True) -> tuple[Any, Any]:
+        imported("axisops.kernels.torch", "axisops.kernels.torch.select")
         from ..kernels.torch import select
 
         return select.sort(x, spec, values, indices)
 
     def kthvalue(self, x: Any, spec: KthSpec) -> tuple[Any, Any]:
+        imported("axisops.kernels.torch", "axisops.kernels.torch.select")
         from ..kernels.torch import select
 
         return select.kthvalue(x, spec)
 
     def partition(self, x: Any, spec: PartitionSpec, values: bool = True,
                   indices: bool = True) -> tuple[Any, Any]:
+        imported("axisops.kernels.torch", "axisops.kernels.torch.select")
         from ..kernels.torch import select
 
         return select.partition(x, spec, values, indices)
 
     def quantile(self, x: Any, spec: QuantileSpec, parts: bool = False) -> Any:
+        imported("axisops.kernels.torch", "axisops.kernels.torch.quantile")
         from ..kernels.torch import quantile
 
         return quantile.quantile(x, spec, parts)

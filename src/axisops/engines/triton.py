@@ -24,6 +24,7 @@ import sys
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from .._forksafe import imported
 from ..kernels.triton.layout import fits
 from ..requests import GatherSpec, TopKSpec
 from .base import Engine, Spec
@@ -49,6 +50,7 @@ def _on_device_of(x: Any) -> AbstractContextManager:
     """Triton launches on the current CUDA device: make it x's (cuda:1 included)."""
     if x.device.type != "cuda":
         return nullcontext()
+    imported("torch")
     import torch
 
     return torch.cuda.device(x.device)
@@ -78,12 +80,14 @@ class TritonEngine(Engine):
         return x.device.type == "cuda" and self.supports(x, spec)
 
     def topk(self, x: Any, spec: TopKSpec) -> tuple[Any, Any]:
+        imported("axisops.kernels.triton", "axisops.kernels.triton.topk")
         from ..kernels.triton import topk
 
         with _on_device_of(x):
             return topk.topk(x, spec)
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
+        imported("axisops.kernels.triton", "axisops.kernels.triton.gather")
         from ..kernels.triton import gather
 
         with _on_device_of(x):

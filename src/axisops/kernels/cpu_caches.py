@@ -14,6 +14,8 @@ import os
 from functools import cache
 from typing import TYPE_CHECKING
 
+from .._forksafe import imported
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -62,6 +64,7 @@ def data_cache_bytes(level: int) -> int:
     >>> data_cache_bytes(2) >= 1024
     True
     """
+    imported("pathlib")
     from pathlib import Path  # milliseconds of a fresh process: only once a gather asks
 
     root = Path(f"/sys/devices/system/cpu/cpu{_first_cpu()}/cache")

@@ -27,7 +27,7 @@ from ..requests import QuantileSpec
 from ..rules.quantile import picks, weights_dtype
 from .keys import order_keys
 
-__all__ = ["Plan", "lerp", "no_weights", "plan", "plans", "positions", "quantile", "select_by",
+__all__ = ["Plan", "lerp", "no_weights", "plan", "plans", "positions", "quantile",
            "valid_counts"]
 
 _FLOAT64 = np.dtype(np.float64)
@@ -299,20 +299,3 @@ def quantile(x: np.ndarray, spec: QuantileSpec, select: Select, parts: bool = Fa
     if empty is not None:
         values[empty] = np.nan
     return _to_out(values, spec)
-
-
-def select_by(partition: Callable[..., tuple], sort: Callable[..., tuple]) -> Select:
-    """A :data:`Select` from a deterministic partition (``partition(x, axis, positions, True,
-    False)``: the same ranks in every sequence) and a stable sort (``sort(x, axis, False,
-    True, False)``: ranks per sequence), such as the compiled core's: the stand-in for a
-    selection of the ranks alone (``kth_many``) where the core has none."""
-
-    def select(x: np.ndarray, axis: int, ranks: np.ndarray) -> np.ndarray:
-        if ranks.ndim == 1:
-            values = partition(x, axis, [int(r) for r in ranks], True, False)[0]
-            return np.moveaxis(np.take(values, ranks, axis=axis), axis, -1)
-        values = np.moveaxis(sort(x, axis, False, True, False)[0], axis, -1)
-        flat = values.reshape(-1, values.shape[-1])
-        return np.take_along_axis(flat, ranks, axis=1).reshape(values.shape[:-1] + (-1,))
-
-    return select

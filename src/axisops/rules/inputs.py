@@ -47,16 +47,21 @@ def check_known_chunks(name: str, shape: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-def check_one_chunk(name: str, chunks: tuple[int, ...], axis: int, what: str) -> None:
+def check_one_chunk(name: str, chunks: tuple[int, ...], axis: int, what: str,
+                    ndim: int | None = None) -> None:
     """A dask array in one chunk along ``axis``, for ``what`` (sort, partition...), which
-    cannot be done chunk by chunk; the message says how to rechunk."""
+    cannot be done chunk by chunk; the message says how to rechunk.  A 1-D array (``ndim``)
+    may be the user's ``x`` flattened (``axis=None``): its advice, ``x.rechunk(-1)``, holds
+    for the ``x`` that was flattened too."""
     if len(chunks) > 1:
         shown = chunks if len(chunks) <= 6 else (*chunks[:3], "...", *chunks[-2:])
+        fix = f"{name}.rechunk(-1)" if ndim == 1 else f"{name}.rechunk({{{axis}: -1}})"
+        flat = f" (with axis=None: {name} in one chunk)" if ndim == 1 else ""
         invalid(f"{name} has {len(chunks)} chunks along axis {axis} {shown}, and {what} "
-                f"along a chunked axis would need every chunk at once; call "
-                f"{name}.rechunk({{{axis}: -1}}) first (kthvalue and median need no rechunk)",
+                f"along a chunked axis would need every chunk at once; call {fix} first"
+                f"{flat} (kthvalue and median need no rechunk)",
                 name=name, value=chunks, axis=axis,
-                allowed=f"one chunk along axis {axis} ({name}.rechunk({{{axis}: -1}}))")
+                allowed=f"one chunk along axis {axis} ({fix})")
 
 
 def backend_name(value: Any) -> str | None:

@@ -13,7 +13,7 @@ from ..errors import Arg, IndexOutOfRangeError, with_fields
 from ..requests import ArrayMeta, GatherSpec, KthSpec, PartitionSpec, SortSpec, TopKSpec
 from . import invalid
 from .arguments import as_bool, as_int, check_k, normalize_axis
-from .types import check_gather_dtype, check_index_capacity, check_index_type, check_topk_dtype
+from .types import check_gather_dtype, check_index_capacity, check_index_type, check_ordered_dtype
 from .types import index_dtype as as_index_dtype
 
 __all__ = ["as_kth", "check_gather_source", "check_index_extents", "check_index_values",
@@ -39,7 +39,7 @@ def topk_spec(
 ) -> TopKSpec:
     """Validate a top-k call; raises the library's errors, returns a clean spec."""
     require_rank("x", meta)
-    check_topk_dtype("x", meta.dtype)
+    check_ordered_dtype("x", meta.dtype)
     ax = normalize_axis("axis", axis, meta.ndim)
     n = meta.shape[ax]
     kk = check_k(k, n, axis=ax)
@@ -60,7 +60,7 @@ def sort_spec(meta: ArrayMeta, axis: Any, descending: Any) -> SortSpec:
     1
     """
     require_rank("x", meta)
-    check_topk_dtype("x", meta.dtype, "sort")
+    check_ordered_dtype("x", meta.dtype, "sort")
     ax = normalize_axis("axis", axis, meta.ndim)
     desc = as_bool("descending", descending)
     return SortSpec(meta.shape, meta.dtype, ax, desc)
@@ -73,7 +73,7 @@ def kthvalue_spec(meta: ArrayMeta, k: Any, axis: Any, keepdims: Any) -> KthSpec:
     (4,)
     """
     require_rank("x", meta)
-    check_topk_dtype("x", meta.dtype, "kthvalue")
+    check_ordered_dtype("x", meta.dtype, "kthvalue")
     ax = normalize_axis("axis", axis, meta.ndim)
     kk = check_k(k, meta.shape[ax], axis=ax, low=1)
     keep = as_bool("keepdims", keepdims)
@@ -89,7 +89,7 @@ def median_spec(meta: ArrayMeta, axis: Any, keepdims: Any) -> KthSpec:
     3
     """
     require_rank("x", meta)
-    check_topk_dtype("x", meta.dtype, "median")
+    check_ordered_dtype("x", meta.dtype, "median")
     ax = normalize_axis("axis", axis, meta.ndim)
     n = meta.shape[ax]
     if n == 0:
@@ -135,7 +135,7 @@ def partition_spec(meta: ArrayMeta, kth: Any, axis: Any) -> PartitionSpec:
     (3, 6)
     """
     require_rank("x", meta)
-    check_topk_dtype("x", meta.dtype, "partition")
+    check_ordered_dtype("x", meta.dtype, "partition")
     ax = normalize_axis("axis", axis, meta.ndim)
     positions = as_kth(kth, meta.shape[ax], ax)
     return PartitionSpec(meta.shape, meta.dtype, ax, positions)

@@ -9,9 +9,11 @@ import numpy as np
 from ..dtypes import (
     GATHER_DTYPES,
     INDEX_DTYPES,
+    TIME_DTYPES,
     TOPK_DTYPES,
     is_gather_dtype,
     is_index_dtype,
+    is_time_dtype,
     is_topk_dtype,
     native,
 )
@@ -19,13 +21,14 @@ from ..errors import UnsupportedDTypeError, with_fields
 from . import invalid
 
 __all__ = ["check_axis_length", "check_gather_dtype", "check_index_capacity",
-           "check_index_type", "check_narrowed_index", "check_topk_dtype", "index_dtype",
-           "refuse_dtype"]
+           "check_index_type", "check_narrowed_index", "check_ordered_dtype", "check_topk_dtype",
+           "index_dtype", "refuse_dtype"]
 
 
 def check_topk_dtype(name: str, dtype: np.dtype, what: str = "top-k") -> None:
-    """A dtype top-k takes (every real type, bool, float16 and bfloat16); ``what`` names
-    the operation in the message (the selection family takes the same dtypes)."""
+    """A numeric dtype top-k takes (every real type, bool, float16 and bfloat16); ``what``
+    names the operation in the message (the quantile family takes these dtypes; top-k and
+    the selection family take the time types too: :func:`check_ordered_dtype`)."""
     if not is_topk_dtype(dtype):
         allowed = ", ".join(TOPK_DTYPES)
         raise with_fields(UnsupportedDTypeError(
@@ -33,10 +36,29 @@ def check_topk_dtype(name: str, dtype: np.dtype, what: str = "top-k") -> None:
             name=name, dtype=dtype, allowed=allowed)
 
 
+def check_ordered_dtype(name: str, dtype: np.dtype, what: str = "top-k") -> None:
+    """A dtype top-k and the selection family take: :func:`check_topk_dtype`'s, and
+    ``datetime64`` and ``timedelta64`` of every unit (NaT the greatest, as NaN);
+    ``what`` names the operation in the message.
+
+    >>> check_ordered_dtype("x", np.dtype("M8[ns]"), "sort")
+    >>> check_ordered_dtype("x", np.dtype("U3"), "sort")
+    Traceback (most recent call last):
+    ...
+    axisops.errors.UnsupportedDTypeError: x has dtype <U3, which sort does not support
+    (supported: bool, ..., bfloat16, datetime64, timedelta64)
+    """
+    if not (is_topk_dtype(dtype) or is_time_dtype(dtype)):
+        allowed = ", ".join((*TOPK_DTYPES, *TIME_DTYPES))
+        raise with_fields(UnsupportedDTypeError(
+            f"{name} has dtype {dtype}, which {what} does not support (supported: {allowed})"),
+            name=name, dtype=dtype, allowed=allowed)
+
+
 def check_gather_dtype(name: str, dtype: np.dtype) -> None:
-    """A dtype gather takes (top-k's and complex)."""
-    if not is_gather_dtype(dtype):
-        allowed = ", ".join(GATHER_DTYPES)
+    """A dtype gather takes (top-k's, complex and the time types: it moves bytes)."""
+    if not (is_gather_dtype(dtype) or is_time_dtype(dtype)):
+        allowed = ", ".join((*GATHER_DTYPES, *TIME_DTYPES))
         raise with_fields(UnsupportedDTypeError(
             f"{name} has dtype {dtype}, which gather does not support (supported: {allowed})"),
             name=name, dtype=dtype, allowed=allowed)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..errors import Arg
 from ..requests import GatherSpec, TopKSpec
 from .boxes import Box
@@ -54,6 +55,7 @@ def _probe(address: str) -> None:
     timeout and then prints a traceback from its finaliser; a plain socket
     connection answers at once.
     """
+    imported("socket", "dask", "dask.utils", "distributed.comm.addressing")
     import socket
 
     import dask
@@ -85,6 +87,7 @@ def connect(scheduler: Any) -> Iterator[Any]:
     (for example ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``).
     """
     try:
+        imported("distributed")
         from distributed import Client
     except ImportError:
         raise FileError(Arg("scheduler"), " needs dask and distributed "
@@ -102,6 +105,7 @@ def connect(scheduler: Any) -> Iterator[Any]:
 
 
 def _as_dask(source: Source, reverse: bool, chunks: tuple[int, ...]) -> Any:
+    imported("dask.array", "dask.base")
     import dask.array as da
     from dask.base import tokenize
 
@@ -114,6 +118,7 @@ def _as_dask(source: Source, reverse: bool, chunks: tuple[int, ...]) -> Any:
 
 def _write_blocks(client: Any, outputs: list[tuple[Any, Writer]], bar: Any) -> None:
     """Compute every block of each dask array and write it where it belongs."""
+    imported("distributed")
     from distributed import as_completed
 
     where: dict[Any, tuple[Writer, Box]] = {}
@@ -143,6 +148,7 @@ def cluster_topk(client: Any, source: Source, spec: TopKSpec, chunk_bytes: int,
                  values: Writer, indices: Writer, progress: Any,
                  backend: str | None = None) -> int:
     """Top-k of ``source`` on the cluster; writes values and indices; the number of blocks."""
+    imported("axisops.dask.topk")
     from ..dask.topk import topk
 
     layout, plan = topk_plan(source, spec, chunk_bytes)
@@ -163,6 +169,7 @@ def cluster_gather(client: Any, x: Source, index: Source, spec: GatherSpec, chun
                                                        plan.extent[layout.axis]
                                                        * x.dtype.itemsize))
     data = _as_dask(x, layout.reverse, tuple(x_chunks))
+    imported("axisops.dask.gather")
     from ..dask.gather import gather
 
     result = gather(data, idx, layout.gather(spec), block_backend=backend)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..adapters.numpy import as_ndarray
 from ..engines.base import Engine
 from ..requests import ArrayMeta
@@ -38,13 +39,14 @@ from ..rules.operations import gather_spec, topk_spec
 from ..rules.streaming import as_chunk_bytes, no_index_key
 from ..runner import engine_for
 from .cluster import cluster_gather, cluster_topk, connect
+from .order_stats import quantile_select_plan, stream_quantile
 from .outputs import Output, open_output, output_target, scratch_file
 from .progress import progress_bar
 from .sources import MemorySource, Source, open_source
 from .stream import DEFAULT_CHUNK_BYTES, scratch_in, stream_gather, stream_topk
 from .writers import ArrayWriter, NpyWriter, pack_npz
 
-__all__ = ["Announce", "Options", "gather_job", "topk_job"]
+__all__ = ["Announce", "Options", "gather_job", "quantile_job", "topk_job"]
 
 #: Called with a job's record just before its output is put in place (see
 #: :meth:`axisops.streaming.outputs.Output.commit`); if it raises, nothing is.
@@ -245,6 +247,53 @@ def gather_job(path: str, index: Any, dim: Any, *, key: str | None = None,
             index_dtype=str(idx.dtype), dim=int(dim), out_shape=list(spec.out_shape),
             backend=used, block_backend=impl and impl.name, output=_fspath(out), chunks=chunks,
             chunk_bytes=chunk_bytes, scheduler=_shown(options.scheduler),
+        )
+        _finish(output, options, record)
+    return (None if output is not None else writer.array), record
+
+
+def quantile_job(path: str, q: Any, *, axis: Any = -1, method: Any = "linear",
+                 skipnan: bool = False, key: str | None = None, out: str | None = None,
+                 options: Options = Options()) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """Quantiles along ``axis`` of the array at ``path``: ``(array or None, record)``.
+
+    :func:`axisops.quantile` (``skipnan``: :func:`axisops.nanquantile`) of the whole
+    array, bit for bit, for ``q`` and ``method`` as it takes them, with the input read in
+    boxes of about ``options.chunk_bytes``: boxes that span the axis run the engine's own
+    quantile, boxes that cut it an exact radix select in passes over the file
+    (:mod:`axisops.streaming.order_stats`).  With ``out``, writes a ``.npy`` there and
+    returns None for the array.  Every argument and the output's target are checked
+    before any work.  Runs in this process (``options.scheduler`` is not taken: a Dask
+    array's quantile is :func:`axisops.quantile` itself).
+    """
+    imported("axisops.rules.quantile")
+    from ..rules.quantile import quantile_spec
+
+    start = time.perf_counter()
+    with ExitStack() as stack:
+        source = _closing(stack, open_source(path, key, arg="path"))
+        spec = quantile_spec(ArrayMeta(source.shape, source.dtype), q, axis, method, False,
+                             skipnan)
+        used, impl = _backends(source.dtype, options)
+        chunk_bytes = as_chunk_bytes(options.chunk_bytes)
+        work = math.prod(spec.out_shape) > 0
+        if work:
+            source.check_budget(chunk_bytes)
+        output = _open(stack, out, [("path", path)])
+        (writer,) = _writers(stack, output, {"": (spec.out_shape, spec.out_dtype)},
+                             source.reversed_layout).values()
+        boxes = passes = 0
+        if work:
+            _, select_plan = quantile_select_plan(source, spec, chunk_bytes)
+            total = source.nbytes * (1 if select_plan.whole else 2)
+            with _bar(options, "quantile")(total) as bar:
+                boxes, passes = stream_quantile(source, spec, chunk_bytes, writer, bar, impl)
+        record = _record(
+            "quantile", start, input=str(path), shape=list(spec.shape), dtype=str(spec.dtype),
+            q=list(spec.q), axis=int(axis), method=spec.method, skipnan=spec.skipnan,
+            out_shape=list(spec.out_shape), out_dtype=str(spec.out_dtype), backend=used,
+            block_backend=impl and impl.name, output=_fspath(out), chunks=boxes,
+            passes=passes, chunk_bytes=chunk_bytes,
         )
         _finish(output, options, record)
     return (None if output is not None else writer.array), record

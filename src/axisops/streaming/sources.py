@@ -33,6 +33,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .._forksafe import imported
 from ..errors import Arg
 from .boxes import Box, contiguous_runs
 from .errors import KEY_OF, FileError, file_error, one_line, show_names
@@ -180,6 +181,7 @@ class MemorySource(Source):
 
     @property
     def token(self) -> tuple[Any, ...]:
+        imported("dask.base")
         from dask.base import tokenize
 
         return (self.kind, self.path, tokenize(self.array))
@@ -327,6 +329,7 @@ def _is_zarr(p: Path) -> bool:
 def _open_zarr_array(p: Path, key: str | None, arg: str) -> Any:
     path = str(p)
     try:
+        imported("zarr")
         import zarr
     except ImportError:
         raise file_error(

@@ -32,7 +32,7 @@ from ..rules.streaming import (
     check_next_block,
     check_stream_result,
 )
-from ..rules.types import check_topk_dtype
+from ..rules.types import check_ordered_dtype
 from ..rules.types import index_dtype as as_index_dtype
 from ..runner import engine_for
 
@@ -213,7 +213,7 @@ class StreamingTopK:
 
     def _first_spec(self, x: np.ndarray) -> TopKSpec:
         require_rank("block", ArrayMeta(x.shape, x.dtype))
-        check_topk_dtype("block", x.dtype)
+        check_ordered_dtype("block", x.dtype)
         spec = topk_spec(ArrayMeta(x.shape, native(x.dtype)), 0, self._axis_arg, self._largest,
                          True, None)
         # The request's template: each block and merge runs it with its own shape and

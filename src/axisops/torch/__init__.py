@@ -53,7 +53,7 @@ from ..api import take_along_axis as _take_along_axis
 from ..api import topk as _topk
 from ..errors import boundary
 from ..kernels.torch.dtypes import keep_bytes, reshape_bits
-from ..rules.arguments import as_bool
+from ..rules.arguments import as_bool, as_int
 from ..rules.operations import gather_spec, sort_spec
 from ..rules.quantile import check_torch_q, quantile_spec
 from ..rules.torch_out import (
@@ -223,7 +223,7 @@ def topk(
     _need_tensor("input", input, "axisops.topk")
     if out is not None:
         _check_pair("topk", input, out)
-    values, indices = _topk(input, k, dim, largest=largest, sorted=sorted)
+    values, indices = _topk(input, k, _int_dim(dim), largest=largest, sorted=sorted)
     return _pair_out("topk", input, out, values, indices)
 
 
@@ -388,6 +388,15 @@ def _check_pair(function: str, input: torch.Tensor, out: Any) -> None:
     _refuse_autograd(function, input)
 
 
+def _int_dim(dim: Any) -> Any:
+    """``dim`` of the drop-ins whose torch function takes an int only (topk, argsort,
+    kthvalue): ``None`` is refused, as torch refuses it (the public functions flatten for
+    ``axis=None``); any other value is checked as the public function's ``axis``."""
+    if dim is None:
+        as_int("dim", dim)  # raises: None is not an integer
+    return dim
+
+
 def _as_1d(input: torch.Tensor) -> torch.Tensor:
     """A 0-d tensor as one element along dim 0 (torch takes dim 0 or -1 of a 0-d tensor)."""
     return input.reshape(1) if input.dim() == 0 else input
@@ -507,7 +516,7 @@ def argsort(
     as_bool("stable", stable)
     if out is not None:
         _refuse_autograd("argsort", input)
-    indices = _argsort(_as_1d(input), dim, descending=descending)
+    indices = _argsort(_as_1d(input), _int_dim(dim), descending=descending)
     if input.dim() == 0:
         indices = indices.reshape(())
     return indices if out is None else _one_out("argsort", out, indices, {"input": input})
@@ -603,7 +612,8 @@ def kthvalue(
     _need_tensor("input", input, "axisops.kthvalue")
     if out is not None:
         _check_pair("kthvalue", input, out)
-    return _pair_out("kthvalue", input, out, *_kthvalue(_as_1d(input), k, dim, keepdims=keepdim))
+    return _pair_out("kthvalue", input, out,
+                     *_kthvalue(_as_1d(input), k, _int_dim(dim), keepdims=keepdim))
 
 
 @boundary("median", torch=True)

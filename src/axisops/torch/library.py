@@ -104,6 +104,7 @@ import torch
 from torch import Tensor
 
 from .. import engines, registry
+from .._forksafe import imported
 from ..adapters.torch import ADAPTER
 from ..engines.base import Engine
 from ..errors import boundary
@@ -354,6 +355,7 @@ def _is_lower_median(k: Any, meta: ArrayMeta, dim: int) -> bool:
     """
     if not isinstance(k, torch.SymInt) or not -meta.ndim <= dim < meta.ndim:
         return False
+    imported("torch.fx.experimental.symbolic_shapes")
     from torch.fx.experimental.symbolic_shapes import statically_known_true
 
     n = meta.shape[dim]
@@ -550,6 +552,7 @@ def _quantile_spec(meta: ArrayMeta, q: Tensor, q_dtype: str, weak: bool, dim: in
     as the caller gave them (a Python scalar where ``weak``, else an array of ``q_dtype``).
     ``values=False`` (fake tensors, which hold none) reads its shape alone: the spec's
     ``q`` are zeros, and ``q`` is checked when the kernel runs."""
+    imported("axisops.rules.quantile")
     from ..rules.quantile import quantile_spec
 
     dtype = np.dtype(q_dtype)
@@ -580,6 +583,7 @@ def _quantile_kernel(x, *args):
 
 @boundary("quantile")
 def _quantile_fake(x, *args):
+    imported("axisops.kernels.torch.dtypes", "axisops.rules.quantile")
     from ..kernels.torch.dtypes import torch_dtype
     from ..rules.quantile import weights_dtype
 
@@ -679,6 +683,7 @@ def _quantile_autograd(keyset, x, *args):
 
 
 def _quantile_vmap(info, in_dims, x, *args):
+    imported("axisops.rules.quantile")
     from ..rules.quantile import check_unbatched_q
 
     check_unbatched_q(in_dims[1] is None)
@@ -703,6 +708,7 @@ def _quantile(x: Tensor, spec: QuantileSpec, backend: str, want: tuple[bool, boo
     ``q``: the caller's tensor of probabilities, when the spec could not read it."""
     parts = _QUANTILE(x, *_quantile_args(spec, q), backend)
     if want[0] and not want[1]:
+        imported("axisops.kernels.torch.quantile")
         from ..kernels.torch.quantile import finish
 
         return finish(parts, spec)
@@ -749,6 +755,7 @@ def run(spec: Spec, backend: str, x: Tensor, index: Tensor | None = None,
 def _topk(x: Tensor, spec: TopKSpec, backend: str) -> tuple[Tensor, Tensor]:
     values, indices = _TOPK(x, spec.k, spec.axis, spec.largest, spec.sorted, backend)
     if spec.index_dtype != _INT64:
+        imported("axisops.kernels.torch.dtypes", "axisops.kernels.torch.ops")
         from ..kernels.torch.dtypes import torch_dtype
         from ..kernels.torch.ops import as_index_dtype
 

@@ -51,6 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._forksafe import imported
 from ...requests import BOTH, GatherSpec, KthSpec, Spec, TopKSpec
 from ...rules.types import check_axis_length, check_narrowed_index
 
@@ -281,6 +282,7 @@ def _buffer_callback() -> Any:
     if os.environ.get(HOST_KERNELS_VARIABLE, "1") == "0":
         return None
     try:
+        imported("jax.experimental.buffer_callback")
         from jax.experimental.buffer_callback import buffer_callback
     except ImportError:  # JAX before 0.7: the lax path everywhere
         return None

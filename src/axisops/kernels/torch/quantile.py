@@ -17,6 +17,7 @@ from math import prod
 import numpy as np
 import torch
 
+from ..._forksafe import imported
 from ...requests import QuantileSpec
 from ..quantile import no_weights, plans
 from .dtypes import contiguous_bits, reshape_bits, signed_view, torch_dtype
@@ -98,6 +99,7 @@ def finish(parts: tuple[torch.Tensor, ...], spec: QuantileSpec) -> torch.Tensor:
     (differentiable in ``below`` and ``above``): ``below`` for a method that picks it, else
     :func:`lerp`; NaN (NumPy's) where nanquantile found no number (``below`` is then NaN)."""
     below, _, above, _, weights = parts
+    imported("axisops.rules.quantile")
     from ...rules.quantile import picks
 
     if picks(spec.method, spec.q_dtype, spec.flavour):
