@@ -209,10 +209,14 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
     const Parts parts = segment > 0  ? Parts(n, segment)
                         : threads > 1 ? sort_parts(job.tune, n, threads)
                                       : Parts(n, n);
-    // The records, and each part's counts of every digit.
-    std::vector<std::array<Hist, width>> first(static_cast<size_t>(parts.count));
+    // The records, and each part's counts of every digit (one part: a row of the rows
+    // strategy, counted on the stack; its counts are the totals).
+    std::array<Hist, width> one;
+    std::vector<std::array<Hist, width>> many(parts.count > 1 ? size_t(parts.count) : 0);
+    std::array<Hist, width>* first = parts.count > 1 ? many.data() : &one;
     parallel_for(parts.count, threads, [&](int64_t p) {
-        std::vector<U> tile(static_cast<size_t>(chunk));
+        thread_local std::vector<U> tile;  // kept from row to row
+        if (tile.size() < size_t(chunk)) tile.resize(size_t(chunk));
         std::array<Hist, width>& h = first[size_t(p)];
         for (Hist& d : h) d.fill(0);
         for (int64_t c = parts.begin(p); c < parts.end(p); c += chunk) {
@@ -226,11 +230,15 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
             }
         }
     });
-    Hist total[MAX_DIGITS];
-    for (int d = 0; d < width; ++d) {
-        total[d].fill(0);
-        for (const auto& h : first)
-            for (int v = 0; v < 256; ++v) total[d][size_t(v)] += h[size_t(d)][size_t(v)];
+    Hist summed[MAX_DIGITS];
+    Hist* total = one.data();
+    if (parts.count > 1) {
+        total = summed;
+        for (int d = 0; d < width; ++d) {
+            total[d].fill(0);
+            for (const auto& h : many)
+                for (int v = 0; v < 256; ++v) total[d][size_t(v)] += h[size_t(d)][size_t(v)];
+        }
     }
     int top = width;  // digits to sort by: up to the highest the keys do not all share
     while (top > 0 && total[top - 1][size_t(digit(a[0], top - 1))] == n) --top;
