@@ -120,6 +120,10 @@ def _median_args(kit):
     return dict(self=kit["x"], values_out=kit["scalar"])
 
 
+def _nan_median_args(kit):
+    return dict(self=kit["x"], out=kit["scalar"])
+
+
 def _median_dim_args(kit):
     return dict(self=kit["x"], dim=1, keepdim=True, values_out=kit["values"],
                 indices_out=kit["indices"])
@@ -192,6 +196,7 @@ ENTRIES = {
 }
 for _op, _args in (("Sort", _sort_args), ("Argsort", _argsort_args),
                    ("Kthvalue", _kthvalue_args), ("Median", _median_args),
+                   ("NanMedian", _nan_median_args),
                    ("MedianDim", _median_dim_args)):
     _phase1 = getattr(aclnn, f"aclnn{_op}GetWorkspaceSize")
     ENTRIES[f"aclnn.aclnn{_op}GetWorkspaceSize"] = Entry(_phase1, _args, (0, None, 161002))
@@ -327,7 +332,7 @@ def test_an_int_subclass_whose_methods_raise_acts_as_its_value(kit, name):
         substituted.append(param)
     takes_no_int = {"acl.util.numpy_to_ptr", "acl.util.bytes_to_ptr", "aclnn.aclDestroyTensor",
                     "aclnn.aclSetAclOpExecutorRepeatable", "aclnn.aclDestroyAclOpExecutor",
-                    "aclnn.aclnnMedianGetWorkspaceSize"}
+                    "aclnn.aclnnMedianGetWorkspaceSize", "aclnn.aclnnNanMedianGetWorkspaceSize"}
     assert bool(substituted) == (name not in takes_no_int), substituted
 
 

@@ -65,7 +65,8 @@ def test_the_public_surface_is_acl_and_aclnn_and_the_rest_is_private():
         "AclTensor", "Executor", "aclCreateTensor", "aclDestroyTensor", "aclGetRecentErrMsg",
         "aclSetAclOpExecutorRepeatable", "aclDestroyAclOpExecutor", "aclnnGather",
         "aclnnGatherGetWorkspaceSize", "aclnnTopk", "aclnnTopkGetWorkspaceSize",
-        *(f"aclnn{op}{phase}" for op in ("Sort", "Argsort", "Kthvalue", "Median", "MedianDim")
+        *(f"aclnn{op}{phase}" for op in ("Sort", "Argsort", "Kthvalue", "Median", "MedianDim",
+                                           "NanMedian")
           for phase in ("", "GetWorkspaceSize"))}
     for module in (acl, acl.rt, acl.util, aclnn):
         assert all(hasattr(module, name) for name in module.__all__), module

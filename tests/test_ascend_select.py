@@ -1,4 +1,4 @@
-"""aclnnSort, aclnnArgsort, aclnnKthvalue, aclnnMedian and aclnnMedianDim through
+"""aclnnSort, aclnnArgsort, aclnnKthvalue, aclnnMedian, aclnnMedianDim and aclnnNanMedian through
 axisops.ascend: every type against the oracle, the contract's order, the rules of phase 1
 in order with their codes and messages (nothing changed), and phase 2's checks."""
 
@@ -122,6 +122,40 @@ def test_median_of_all_elements_is_the_lower_one_and_takes_a_1_element_output(st
     x = np.array([[4, 1], [3, 2]], np.int32)
     assert median(x, stream, acl.ACL_INT32).tolist() == 2
     assert median(x, stream, acl.ACL_INT32, out_dims=(1,)).tolist() == [2]
+
+
+def nan_median(x, stream, data_type=F, out_dims=()):
+    self, out = host_tensor(x, data_type), out_tensor(out_dims, data_type)
+    run("NanMedian", stream, self, out)
+    return read(out)
+
+
+@pytest.mark.parametrize("data_type", sorted(TYPES))
+def test_nan_median_is_the_lower_median_of_the_non_nan_elements(stream, data_type):
+    """torch.nanmedian() of all elements, every type: NaN skipped, NaN when all are."""
+    dtype = np.dtype(TYPES[data_type])
+    x = np.array([[4, 1, 7], [3, 2, 9]]).astype(dtype)
+    if dtype.kind == "f" or dtype.name == "bfloat16":
+        x[0, 2] = x[1, 2] = np.nan  # four numbers left: 1 2 3 4 -> the lower median, 2
+        assert nan_median(x, stream, data_type).tolist() == 2
+        assert np.isnan(nan_median(np.full((2, 2), np.nan, dtype), stream, data_type))
+        assert median(x, stream, data_type).tolist() == 3  # aclnnMedian: NaN sorts last
+    else:
+        assert nan_median(x, stream, data_type).tolist() == median(x, stream, data_type) == 3
+    assert nan_median(x, stream, data_type, out_dims=(1,)).shape == (1,)
+
+
+def test_nan_median_refuses_as_median_does_naming_out(stream):
+    self = host_tensor(np.zeros((2, 3), np.float32), F)
+    for out, needle in [(None, "out"), (out_tensor((), I64), "out"),
+                        (out_tensor((2,), F), "out.shape=(2,) is not 0-d or (1,)")]:
+        ws, executor, ret = aclnn.aclnnNanMedianGetWorkspaceSize(self, out)
+        assert (ws, executor) == (0, None) and ret == (NULL if out is None else INVALID)
+        assert "aclnnNanMedianGetWorkspaceSize(): " in (msg := aclnn.aclGetRecentErrMsg())
+        assert needle in msg, msg
+    empty = tensor(0, (0, 3), F)
+    assert aclnn.aclnnNanMedianGetWorkspaceSize(empty, out_tensor((), F))[2] == INVALID
+    assert "self is empty" in aclnn.aclGetRecentErrMsg()
 
 
 def test_zero_dim_self(stream):

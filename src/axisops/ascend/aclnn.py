@@ -1,6 +1,6 @@
 """Module ``aclnn``: tensors, executors and the two-phase aclnnGather / aclnnTopk, and the
 sort and selection family (aclnnSort, aclnnArgsort, aclnnKthvalue, aclnnMedian,
-aclnnMedianDim).
+aclnnMedianDim, aclnnNanMedian).
 
 The functions keep their C names; C out-parameters come back first and the
 status code last, as in pyACL::
@@ -60,6 +60,7 @@ from ._ops import (
     plan_kthvalue,
     plan_median,
     plan_median_dim,
+    plan_nan_median,
     plan_sort,
     plan_topk,
 )
@@ -86,6 +87,8 @@ __all__ = [
     "aclnnMedianDim",
     "aclnnMedianDimGetWorkspaceSize",
     "aclnnMedianGetWorkspaceSize",
+    "aclnnNanMedian",
+    "aclnnNanMedianGetWorkspaceSize",
     "aclnnSort",
     "aclnnSortGetWorkspaceSize",
     "aclnnTopk",
@@ -328,6 +331,28 @@ def aclnnMedian(workspace: int | None, workspace_size: int, executor: Executor,
                 stream: int | None) -> int:
     """Phase 2 of aclnnMedian: enqueue the work on ``stream`` (None or 0: default stream)."""
     return launch("aclnnMedian", workspace, workspace_size, executor, stream)
+
+
+@aclnn_call("aclnnNanMedianGetWorkspaceSize()", failure=_no_executor)
+def aclnnNanMedianGetWorkspaceSize(self: AclTensor,
+                                   out: AclTensor) -> tuple[int, Executor | None, int]:
+    """Phase 1 of aclnnNanMedian (``torch.nanmedian()``, all elements): ``workspace_size,
+    executor, ret``.
+
+    aclnnMedian's checks, in the same order and with the same codes (``out`` in
+    ``values_out``'s place).  The answer is the lower median of the non-NaN elements:
+    position ``(v - 1) // 2`` of the stable ascending order of the ``v`` of them, NaN
+    when every element is NaN.
+    """
+    return _phase1("aclnnNanMedianGetWorkspaceSize", plan_nan_median, self, out)
+
+
+@aclnn_call("aclnnNanMedian()")
+def aclnnNanMedian(workspace: int | None, workspace_size: int, executor: Executor,
+                   stream: int | None) -> int:
+    """Phase 2 of aclnnNanMedian: enqueue the work on ``stream`` (None or 0: default
+    stream)."""
+    return launch("aclnnNanMedian", workspace, workspace_size, executor, stream)
 
 
 @aclnn_call("aclnnMedianDimGetWorkspaceSize()", failure=_no_executor)

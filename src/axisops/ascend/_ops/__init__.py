@@ -20,8 +20,16 @@ two public functions (``...GetWorkspaceSize`` and the launch) in
 """
 
 from .gather import plan_gather
-from .select import plan_argsort, plan_kthvalue, plan_median, plan_median_dim, plan_sort
+from .select import (
+    plan_argsort,
+    plan_kthvalue,
+    plan_median,
+    plan_median_dim,
+    plan_nan_median,
+    plan_sort,
+)
 from .topk import plan_topk
 
 __all__ = ["plan_argsort", "plan_gather", "plan_kthvalue", "plan_median", "plan_median_dim",
+           "plan_nan_median",
            "plan_sort", "plan_topk"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...api import argsort, kthvalue, median, sort
+from ...api import argsort, kthvalue, median, nanmedian, sort
 from ...errors import InvalidArgumentError
 from ...rules.arguments import check_k
 from .._constants import ACL_INT64
@@ -45,7 +45,8 @@ from .rules import (
     require_unique_outputs,
 )
 
-__all__ = ["plan_argsort", "plan_kthvalue", "plan_median", "plan_median_dim", "plan_sort"]
+__all__ = ["plan_argsort", "plan_kthvalue", "plan_median", "plan_median_dim", "plan_nan_median",
+           "plan_sort"]
 
 
 def _same_type(name: str, out: AclTensor, self: AclTensor) -> None:
@@ -175,19 +176,27 @@ def plan_median_dim(self: Any, dim: Any, keepdim: Any, values_out: Any,
     return _plan_reduced("aclnnMedianDim", self, dim, keepdim, values_out, indices_out)
 
 
-def plan_median(self: Any, values_out: Any) -> Executor:
-    """aclnnMedian: check every rule, in order; raise ``Failure`` or return the executor."""
-    require_tensors(self=self, values_out=values_out)
+def plan_median(self: Any, values_out: Any, op: str = "aclnnMedian",
+                name: str = "values_out") -> Executor:
+    """aclnnMedian (and aclnnNanMedian: ``op``, whose output is named ``out``): check
+    every rule, in order; raise ``Failure`` or return the executor."""
+    require_tensors(**{"self": self, name: values_out})
     require_dtype("self", self, REAL_TYPES)
-    _same_type("values_out", values_out, self)
+    _same_type(name, values_out, self)
     require_rank("self", self)
     if self.is_empty:
         raise invalid(f"self is empty (shape {self.view_dims}), which has no median (need at "
                       f"least one element)")
     if values_out.view_dims not in ((), (1,)):
-        raise invalid(f"values_out.shape={values_out.view_dims} is not 0-d or (1,) (need one "
+        raise invalid(f"{name}.shape={values_out.view_dims} is not 0-d or (1,) (need one "
                       f"element)")
-    require_placed(self=self, values_out=values_out)
-    require_unique_outputs(values_out=values_out)
-    return _queued("aclnnMedian", self, {"values_out": values_out},
-                   lambda x: (median(x.reshape(-1)).values,))
+    require_placed(**{"self": self, name: values_out})
+    require_unique_outputs(**{name: values_out})
+    lower = nanmedian if op == "aclnnNanMedian" else median
+    return _queued(op, self, {name: values_out}, lambda x: (lower(x.reshape(-1)).values,))
+
+
+def plan_nan_median(self: Any, out: Any) -> Executor:
+    """aclnnNanMedian: aclnnMedian's rules; the lower median of the non-NaN elements
+    (``torch.nanmedian()``; NaN when every element is)."""
+    return plan_median(self, out, "aclnnNanMedian", "out")
