@@ -263,3 +263,46 @@ def test_jax_arrays_and_traced_calls_pass_the_registry_once(monkeypatch):
     got = jax.jit(lambda a: axisops.topk(a, 6).indices)(x)
     assert got.tolist() == [list(range(19, 13, -1))] * 2
     assert [c for c, _ in calls] == ["of", "choose"] and kernels.k == [4, 6]
+
+
+def _counting(monkeypatch, module, name, counts):
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        counts[name] = counts.get(name, 0) + 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_every_call_looks_its_adapter_up_once_and_chooses_its_engine_once(monkeypatch, kind):
+    """The runner's pipeline is the only one: one ``adapters.of`` and one
+    ``registry.choose`` per public call, whatever the operation."""
+    from axisops import adapters, registry
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    index = np.zeros((4, 2), dtype=np.int64)
+    if kind == "torch":
+        torch = pytest.importorskip("torch")
+        x, index = torch.from_numpy(x), torch.from_numpy(index)
+    calls = {
+        "topk": lambda: axisops.topk(x, 2), "top_k": lambda: axisops.top_k(x, 2),
+        "gather": lambda: axisops.gather(x, 1, index),
+        "take_along_axis": lambda: axisops.take_along_axis(x, index, axis=1),
+        "sort": lambda: axisops.sort(x), "argsort": lambda: axisops.argsort(x),
+        "kthvalue": lambda: axisops.kthvalue(x, 2), "median": lambda: axisops.median(x),
+        "partition": lambda: axisops.partition(x, 2),
+        "argpartition": lambda: axisops.argpartition(x, 2),
+        "quantile": lambda: axisops.quantile(x, 0.5),
+        "nanquantile": lambda: axisops.nanquantile(x, 0.5),
+        "nanmedian": lambda: axisops.nanmedian(x),
+    }
+    for name, call in calls.items():
+        call()  # imports and tables done
+        counts: dict[str, int] = {}
+        with monkeypatch.context() as m:
+            _counting(m, adapters, "of", counts)
+            _counting(m, registry, "choose", counts)
+            call()
+        assert counts == {"of": 1, "choose": 1}, (name, counts)

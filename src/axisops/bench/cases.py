@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-__all__ = ["CASES", "SELECT_OPS", "Case", "Target", "make_index", "make_input", "quick_cases"]
+__all__ = ["CASES", "QUANTILES", "SELECT_OPS", "Case", "Target", "make_index", "make_input",
+           "quick_cases"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,11 @@ class Target:
 
 
 #: the selection family's operations; ``Case.k`` is kthvalue's k (1-based) and partition's
-#: kth (0-based), unused by the others.
-SELECT_OPS = ("sort", "argsort", "kthvalue", "median", "partition", "argpartition")
+#: kth (0-based), unused by the others; the quantile rows take :data:`QUANTILES`.
+SELECT_OPS = ("sort", "argsort", "kthvalue", "median", "partition", "argpartition",
+              "quantile", "nanquantile")
+#: the probabilities of every quantile row (a float64 array, as NumPy's users pass them).
+QUANTILES = (0.01, 0.5, 0.99)
 
 
 @dataclass(frozen=True)
@@ -205,6 +209,12 @@ CASES: tuple[Case, ...] = (
          targets=(_vs("numpy", 2),)),
     Case("partition (1, 10M) kth=5M", (1, 10_000_000), k=5_000_000, op="partition",
          targets=(_vs("numpy", 2),)),
+    # The quantile family (issue 43): q = QUANTILES, linear.
+    Case("quantile (1000, 10k)", (1000, 10_000), op="quantile",
+         targets=(_vs("numpy", 10), _vs("torch", 10))),
+    Case("quantile (1, 10M)", (1, 10_000_000), op="quantile", targets=(Target(max_floor=3),)),
+    Case("nanquantile (1000, 10k) 10% NaN", (1000, 10_000), op="nanquantile", pattern="nan10",
+         targets=(_vs("numpy", 10),)),
 )
 
 
@@ -246,6 +256,10 @@ def _pattern(case: Case, rng: np.random.Generator) -> np.ndarray:
         return np.where(rng.random(case.shape) < 0.5, -0.0, 0.0)
     if case.pattern == "three":
         return rng.integers(-1, 2, size=case.shape).astype(np.float64)
+    if case.pattern == "nan10":  # standard normal, a tenth of it NaN
+        x = rng.standard_normal(case.shape)
+        x[rng.random(case.shape) < 0.1] = np.nan
+        return x
     raise ValueError(f"unknown pattern {case.pattern!r}")
 
 

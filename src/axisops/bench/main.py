@@ -25,7 +25,7 @@ from axisops import gather as ax_gather
 from axisops import topk as ax_topk
 from axisops.config import get_num_threads
 
-from .cases import CASES, SELECT_OPS, Case, make_index, make_input, quick_cases
+from .cases import CASES, QUANTILES, SELECT_OPS, Case, make_index, make_input, quick_cases
 from .memory import measure
 from .peers import axisops_runner, floor_runner, missing_peers, peer_runners, select_k
 from .report import PEERS, Table, case_record, header, machine, write_json, write_png
@@ -75,6 +75,11 @@ def _exact_select(case: Case, x: np.ndarray, backend: str | None) -> bool:
     from axisops import reference
 
     got = axisops_runner(case, backend).call((x, None))
+    if case.op in ("quantile", "nanquantile"):
+        from axisops.reference.quantile import quantile
+
+        want = quantile(x, np.array(QUANTILES), case.axis, skipnan=case.op == "nanquantile")
+        return _same(got, want)
     if case.op in ("sort", "partition"):
         got = (got, None)
     elif case.op in ("argsort", "argpartition"):

@@ -24,7 +24,7 @@ from axisops import gather as ax_gather
 from axisops import topk as ax_topk
 from axisops.dtypes import as_dtype
 
-from .cases import SELECT_OPS, Case
+from .cases import QUANTILES, SELECT_OPS, Case
 
 __all__ = ["LARGE_K_FRACTION", "Runner", "axisops_runner", "floor_runner", "large_k",
            "missing_peers", "numpy_default", "numpy_select", "numpy_topk", "peer_runners",
@@ -66,6 +66,8 @@ def _axisops_select(case: Case, backend: str | None = None) -> Callable[[Any], A
 
     def call(a: Any) -> Any:
         x = a[0]
+        if case.op in ("quantile", "nanquantile"):
+            return getattr(axisops, case.op)(x, np.array(QUANTILES), case.axis, backend=backend)
         if case.op in ("sort", "argsort"):
             return getattr(axisops, case.op)(x, case.axis, backend=backend)
         if case.op == "kthvalue":
@@ -127,6 +129,8 @@ def numpy_select(x: np.ndarray, case: Case) -> Any:
     """NumPy's route to each selection op: stable sorts; kthvalue and the lower median by
     ``argpartition`` and a take (values and indices, as torch and axisops return them)."""
     axis = case.axis
+    if case.op in ("quantile", "nanquantile"):
+        return getattr(np, case.op)(x, np.array(QUANTILES), axis=axis)
     if case.op == "sort":
         return np.sort(x, axis=axis, kind="stable")
     if case.op == "argsort":
@@ -199,6 +203,9 @@ def _torch_select(case: Case) -> Callable[[Any], Any] | None:
     import torch
 
     dim = case.axis
+    if case.op in ("quantile", "nanquantile"):
+        fn = getattr(torch, case.op)
+        return lambda a: fn(a[0], torch.tensor(QUANTILES, dtype=a[0].dtype), dim=dim)
     if case.op == "sort":
         return lambda a: torch.sort(a[0], dim=dim, stable=True)
     if case.op == "argsort":
@@ -233,6 +240,9 @@ def _jax_select(case: Case) -> Callable[..., Any] | None:
     import jax.numpy as jnp
 
     axis = case.axis
+    if case.op in ("quantile", "nanquantile"):
+        fn = getattr(jnp, case.op)
+        return lambda x: fn(x, jnp.array(QUANTILES), axis=axis)
     if case.op == "sort":
         return lambda x: jnp.sort(x, axis=axis, stable=True)
     if case.op == "argsort":
