@@ -73,8 +73,15 @@ def test_the_history_table_has_one_short_row_per_run(tmp_path):
     (tmp_path / "notes.json").write_text("{}")  # not a run: left alone
     rows = history.history_table(tmp_path, link_prefix="").splitlines()
     assert len(rows) == 4
-    assert rows[2].startswith("| [2026-01-02 03:04](bench-2026-01-02-0304-abcdef1.json) "
-                              "| `abcdef1` | Intel Xeon, 2 CPUs | 48 of 48 | 59 of 66 |")
+    source = json.loads((FIGURES / "bench.json").read_text())
+    cases, machine = source["cases"], source["machine"]
+    exact = sum(bool(c["exact"]) for c in cases)
+    targets = [t["met"] for c in cases for t in c["targets"] if t["met"] is not None]
+    cpu = re.sub(r"\((R|TM)\)|\bProcessor\b|\bCPU\b", "", machine["cpu"])
+    cpu = f"{' '.join(cpu.split())}, {machine['cpus']} CPUs"
+    assert rows[2].startswith(f"| [2026-01-02 03:04](bench-2026-01-02-0304-abcdef1.json) "
+                              f"| `abcdef1` | {cpu} | {exact} of {len(cases)} "
+                              f"| {sum(targets)} of {len(targets)} |")
     assert all(len(row) < 160 for row in rows)
     with pytest.raises(ValueError, match="is not named"):
         history.parse_name("bench-stopgap.json")
@@ -97,7 +104,7 @@ def test_the_current_table_is_one_compact_row_per_case(tmp_path):
     text = history.current_table(tmp_path / "bench.json")
     lines = text.splitlines()
     assert lines[0].startswith("The current run: 2026-01-02 03:04, commit `abcdef1`, ")
-    assert "Intel Xeon, 2 CPUs (Linux 6.18.44)" in lines[0]
+    assert f"{payload['machine']['cpus']} CPUs (Linux " in lines[0]
     assert "2 of 3 rows exact; 3 of 4 targets met" in lines[2]
     table = [line for line in lines if line.startswith("| ")]
     assert table[0] == ("| case | floor | axisops | × floor | numpy | torch | JAX | ORT "
