@@ -1,11 +1,10 @@
 """Peak extra memory of one top-k call, measured in a fresh subprocess.
 
 The child builds the input, runs the implementation once on a small slice of
-it that takes the same code path (so that compilation, which costs Numba some
-100 MB of LLVM's memory on a cold cache, and library start-up are not
-counted), records its peak
-resident set size, runs the call on the big input, and reports how far the
-peak grew.  Growth includes the outputs; the report also gives their size so
+it that takes the same code path (so that each library's start-up, its lazy
+imports, a JIT peer's compilation and first allocations, are not counted),
+records its peak resident set size, runs the call on the big input, and
+reports how far the peak grew.  Growth includes the outputs; the report also gives their size so
 the temporaries can be read off.
 
 The peak is the kernel's high-water mark of the process's own address space
