@@ -1,9 +1,12 @@
-// kthvalue and partition against std::stable_sort of order keys.
+// kthvalue, partition and kth_many against std::stable_sort of order keys.
 //
 // kthvalue: the k-th smallest (1-based) by the stable ascending order, value bits and int64
 // index, C-ordered with x's shape without the axis. partition: position kths[p] holds the
 // element of stable rank kths[p]; between pivots the elements of the ranks in between, in
-// index order; values (raw bits) and/or indices of x's shape.
+// index order; values (raw bits) and/or indices of x's shape. kth_many: the elements of
+// stable ranks ranks[j] (the same for every sequence, or a row per sequence; unsorted, with
+// repeats and runs of consecutive ranks), value bits, C-ordered with x's shape without the
+// axis, then the ranks.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -28,7 +31,7 @@ const std::vector<const char*> relevant = {
     "kth_sample_min", "kth_sample_max", "kth_count_max",    "kth_pivot_min",
     "kth_pivot_rounds", "row_cap_share", "row_cap_min",     "parted_cap_share",
     "parted_cap_min", "parted_block",   "parted_max_n",     "words_max_n",
-    "arena_keep_max",
+    "arena_keep_max", "select_bands_max",
 };
 
 const char* const kth_strategies[] = {"rows", "split", "radix"};
@@ -182,22 +185,74 @@ void partition(Input& in, Report& rep, Dtype dt, const Shape& sh, Array& x) {
     }
 }
 
+void kth_many(Input& in, Report& rep, Dtype dt, const Shape& sh, Array& x) {
+    const int64_t n = sh.dims[sh.axis];
+    const Seqs s = seqs_of(x, sh.axis);
+    axisops::KthManyRequest req;
+    req.x = x.view();
+    req.kind = dt.kind;
+    req.axis = sh.axis;
+    req.t = 1 + int64_t(in.below(8));
+    req.rank_rows = in.flag() ? 1 : std::max<int64_t>(1, s.count());
+    std::vector<int64_t> ranks;
+    for (int64_t i = 0; i < req.rank_rows * req.t; ++i) {
+        const bool next = i % req.t > 0 && in.flag();  // right after the previous rank
+        ranks.push_back(next ? std::min(ranks.back() + 1, n - 1) : pick_k(in, n) - 1);
+    }
+    req.ranks = ranks.data();
+    req.threads = 1 + int(in.below(3));
+    if (in.chance(100)) req.strategy = in.pick(partition_strategies);
+    if (in.chance(80)) req.segment = in.flag() ? in.in(1, 64) : in.in(1, 2000);
+    req.tune = fuzz_tuning(in, relevant);
+    bound_parts(req.segment, req.tune, n);
+    if (!tuning_valid(req.tune)) return;
+    const std::string pattern = fill_values(x, dt, in);
+
+    rep.add("kth_many " + dtype_name(dt) + " x " + x.text() + " axis " +
+            std::to_string(sh.axis) + " values " + pattern);
+    rep.add("ranks " + list_text(ranks) + " rows " + std::to_string(req.rank_rows) +
+            " threads " + std::to_string(req.threads) + " strategy '" + req.strategy +
+            "' segment " + std::to_string(req.segment));
+    rep.add("tuning " + tuning_changes(req.tune));
+
+    auto values = output(s.count() * req.t, dt.itemsize);
+    req.values = values.get();
+    rep.announce();
+    call(rep, [&] { axisops::kth_many(req); });
+
+    for (int64_t q = 0; q < s.count(); ++q) {
+        const std::vector<int64_t> order = stable_order(seq_keys(x, dt, s, q), false);
+        for (int64_t j = 0; j < req.t; ++j) {
+            const int64_t r = ranks[size_t((req.rank_rows == 1 ? 0 : q) * req.t + j)];
+            const int64_t want = order[size_t(r)];
+            const uint64_t want_bits = x.bits(s.offsets[size_t(q)] + want * s.stride);
+            uint64_t v = 0;
+            std::memcpy(&v, values.get() + (q * req.t + j) * dt.itemsize, size_t(dt.itemsize));
+            if (v != want_bits)
+                rep.fail(where_text(s, q, r, q * req.t + j) + "bits " + hex(v) +
+                         ", expected bits " + hex(want_bits) + " (element " +
+                         std::to_string(want) + ")");
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     check_tuning_rules();
-    std::atexit([] { print_paths("select", {"select_", "partition_", "arena_"}); });
+    std::atexit([] { print_paths("select", {"select_", "partition_", "ranks_", "arena_"}); });
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Input in(data, size);
     Report rep;
-    const bool kth = in.flag();
+    const uint8_t op = in.byte();
     const Dtype dt = pick_dtype(in);
     const Shape sh = pick_shape(in, 1);
     Array x = make_array(in, dt.itemsize, sh.ndim, sh.dims);
-    if (kth) kthvalue(in, rep, dt, sh, x);
+    if (op % 4 == 3) kth_many(in, rep, dt, sh, x);  // before: even kthvalue, odd partition
+    else if (op & 1) kthvalue(in, rep, dt, sh, x);
     else partition(in, rep, dt, sh, x);
     return 0;
 }

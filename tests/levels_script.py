@@ -46,6 +46,7 @@ def _calls(x: np.ndarray):
     yield axisops.median(x, axis=0)
     yield axisops.argpartition(x, [0, n // 3, n - 1])
     yield axisops.partition(x, n // 2)
+    yield cpu.kth_many(x, 1, np.array([0, 1, n // 3, n // 3 + 1, n - 1]), strategy="split")
     index = np.random.default_rng(2).integers(-n, n, (x.shape[0], 50))
     yield axisops.gather(x, 1, index)
 

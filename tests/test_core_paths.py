@@ -356,15 +356,24 @@ def test_a_scan_samples_each_segment_once(n, k):
 @pytest.mark.parametrize("strategy", ["rows", "split"])
 def test_several_order_statistics_of_every_sequence(small, threads, strategy):
     """kth_many (the quantile family's kernel): the elements of given stable ranks, the
-    same ranks for every sequence or a row of ranks per sequence, by selection."""
+    same ranks for every sequence or a row of ranks per sequence, by selection; split, the
+    ranks of one sequence share its passes (several bands in one, select_bands_max at a
+    time) and a rank right after another is its successor among the candidates."""
     rng = np.random.default_rng(7)
+    paths: set[str] = set()
     for dtype in DTYPES:
-        for shape, kind in (((12, 300), "random"), ((3, 1500), "few"), ((4, 700), "special")):
+        for shape, kind in (((12, 300), "random"), ((3, 1500), "few"), ((4, 700), "special"),
+                            ((2, 3000), "random")):
             x = _data(dtype, shape, kind)
             n = shape[1]
             order = axisops.argsort(x, backend="numpy")
-            for ranks in (np.array([0, n // 2, n - 1]), rng.integers(0, n, (shape[0], 4))):
-                got = cpu.kth_many(x, 1, ranks, strategy=strategy)
-                where = np.broadcast_to(ranks, (shape[0], ranks.shape[-1]))
-                want = np.take_along_axis(x, np.take_along_axis(order, where, 1), 1)
-                assert_same_bits(got, want)
+            pairs = np.array([0, 1, n // 3, n // 3 + 1, n // 2, n - 2, n - 1])
+            for ranks in (np.array([0, n // 2, n - 1]), pairs, rng.integers(0, n, (shape[0], 4))):
+                for bands, share in ((1, 8), (2, 8), (4, 8), (4, 1)):  # share 1: bands merge
+                    with _core.tuned(select_bands_max=bands, parted_cap_share=share):
+                        got, _ = _run(paths, cpu.kth_many, x, 1, ranks, strategy=strategy)
+                    where = np.broadcast_to(ranks, (shape[0], ranks.shape[-1]))
+                    want = np.take_along_axis(x, np.take_along_axis(order, where, 1), 1)
+                    assert_same_bits(got, want)
+    if strategy == "split":
+        assert {"ranks_bands", "ranks_next", "select_parted"} <= paths, paths

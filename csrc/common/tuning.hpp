@@ -86,6 +86,7 @@ namespace axisops {
     X(parted_cap_min, int64_t(1) << 16, 1, INT64_MAX)                               \
     X(parted_block, int64_t(1) << 14, 1, INT64_MAX)                                 \
     X(parted_max_n, int64_t(0xFFFFFFFF), 1, int64_t(0xFFFFFFFF))                    \
+    X(select_bands_max, 4, 1, 4)                                                     \
     /* the sort (select/sort.hpp) */                                                \
     X(sort_bucket_max, int64_t(1) << 15, 1, INT64_MAX)                              \
     X(sort_part_shift_min, 15, 0, 62)                                               \
@@ -128,7 +129,7 @@ Tuning tuning_from(const std::vector<int64_t>& values);
     X(select_overflow_radix) X(select_missed_radix) X(select_radix) X(select_narrowed)       \
     X(select_pivot) X(select_by_value) X(select_one_key) X(select_parted)                    \
     X(select_parted_overflow) X(select_parted_repeated) X(select_parted_missed)              \
-    X(select_parted_radix)                                                                 \
+    X(select_parted_radix) X(ranks_bands) X(ranks_next)                                  \
     X(partition_rows) X(partition_split_counted) X(partition_split_preceding)                \
     X(partition_many) X(gather_blocks) X(gather_rows) X(arena_reused)
 

@@ -14,6 +14,7 @@
 
 #include "common/isa.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
@@ -346,6 +347,17 @@ inline int64_t count_eq(const K* keys, int64_t m, K t) {
     Counter<K> c = 0;
     for (int64_t j = 0; j < m; ++j) c += Counter<K>(keys[j] == t);
     return int64_t(c);
+}
+
+// The smallest of keys[:m] above v (all ones if none is).
+template <class K>
+inline K min_above(const K* keys, int64_t m, K v) {
+    K best = K(~K(0));
+    for (int64_t j = 0; j < m; ++j) {
+        const K c = K(keys[j] | K(K(0) - K(keys[j] <= v)));  // all ones at or below v
+        best = std::min(best, c);
+    }
+    return best;
 }
 
 // count_le for two thresholds in one pass.

@@ -147,18 +147,32 @@ void order_stats2(const K* keys, int64_t s, int64_t a, int64_t b, K& va, K& vb,
 // Keys lo <= hi of a sample whose ranks in the whole (r of n) bracket r with high
 // probability: the sample ranks sigmas standard deviations either side of r * s / n (lo is
 // the smallest key when that is below the sample, hi the largest likewise).
-template <class K>
-void sample_band(const Tuning& t, const K* sample, int64_t s, int64_t r, int64_t n,
-                 double sigmas, K& lo, K& hi) {
+struct SampleSpan {
+    int64_t a, b;  // sample ranks, possibly outside [0, s)
+};
+inline SampleSpan sample_span(int64_t s, int64_t r, int64_t n, double sigmas) {
     const double p = (double(r) + 0.5) / double(n);
     const double mu = p * double(s);
     const double sd = std::sqrt(double(s) * p * (1.0 - p)) + 1.0;
-    const int64_t a = int64_t(std::floor(mu - sigmas * sd));
-    const int64_t b = int64_t(std::ceil(mu + sigmas * sd));
-    order_stats2(sample, s, std::max<int64_t>(a, 0), std::min(b, s - 1), lo, hi,
+    return {int64_t(std::floor(mu - sigmas * sd)), int64_t(std::ceil(mu + sigmas * sd))};
+}
+// sample_band from a sorted sample (several ranks of one sample: one sort, not a
+// selection per rank).
+template <class K>
+void sorted_band(const K* sorted, int64_t s, int64_t r, int64_t n, double sigmas, K& lo,
+                 K& hi) {
+    const SampleSpan sp = sample_span(s, r, n, sigmas);
+    lo = sp.a < 0 ? K(0) : sorted[std::min(sp.a, s - 1)];
+    hi = sp.b >= s ? K(~K(0)) : sorted[std::max<int64_t>(sp.b, 0)];
+}
+template <class K>
+void sample_band(const Tuning& t, const K* sample, int64_t s, int64_t r, int64_t n,
+                 double sigmas, K& lo, K& hi) {
+    const SampleSpan sp = sample_span(s, r, n, sigmas);
+    order_stats2(sample, s, std::max<int64_t>(sp.a, 0), std::min(sp.b, s - 1), lo, hi,
                  t.kth_count_max);
-    if (a < 0) lo = K(0);
-    if (b >= s) hi = K(~K(0));
+    if (sp.a < 0) lo = K(0);
+    if (sp.b >= s) hi = K(~K(0));
 }
 
 // The key of rank r among keys[:m] whose bits above 8 * key_bytes are zero, by histograms

@@ -21,6 +21,7 @@
 #include "common/pool.hpp"
 #include "common/tuning.hpp"
 #include "select/arena.hpp"
+#include "select/bands.hpp"
 #include "select/kth.hpp"
 #include "select/rows.hpp"
 
@@ -107,6 +108,20 @@ struct PartedSeq {
         fill_wide<KeyT>(src + b * stride, stride, len, flip, buf);
         band_pass(static_cast<const K*>(buf), static_cast<const uint32_t*>(nullptr),
                   uint32_t(b), len, lo, hi, out_k, out_i, cap, band, ahead);
+    }
+    // bands_pass likewise.
+    void bands(int64_t b, int64_t len, BandSet<K>& set, K* out_k, uint32_t* out_i, int64_t cap,
+               Ahead& ahead, K* buf) const {
+        if constexpr (band_fuses<U>() && sizeof(U) == sizeof(K)) {
+            if (stride == 1) {
+                const U f = flip;
+                bands_pass_of(src + b, [f](U u) { return KeyT::of(u, f); }, uint32_t(b), len, set,
+                              out_k, out_i, cap, ahead);
+                return;
+            }
+        }
+        fill_wide<KeyT>(src + b * stride, stride, len, flip, buf);
+        bands_pass(static_cast<const K*>(buf), uint32_t(b), len, set, out_k, out_i, cap, ahead);
     }
     template <class F>
     void part_chunks(int64_t p, K* buf, F&& f) const {
@@ -258,137 +273,292 @@ int64_t select_row(const Tuning& t, LocalTrace& trace, const PartedSeq<KeyT>& se
 }
 
 // The tuning's parted_cap_share and parted_cap_min: candidates may take at most
-// 1/parted_cap_share of a parted sequence (plus parted_cap_min) in all; beyond, the exact
-// radix select takes over (data with a few values repeated throughout, where a band holds
-// most of the sequence). A part takes room for them in blocks of parted_block; a block is
-// left when a chunk might not fit in it (so at most chunk + BAND_SLACK of it goes unused).
-// Sequences of parted_max_n elements or more (indices that do not fit 32 bits) take the
-// radix select directly.
+// 1/parted_cap_share of a parted sequence (plus parted_cap_min) in all, per band; beyond,
+// the exact radix select takes over (data with a few values repeated throughout, where a
+// band holds most of the sequence). A part takes room for them in blocks of parted_block;
+// a block is left when a chunk might not fit in it (so at most chunk + BAND_SLACK of it
+// goes unused). Sequences of parted_max_n elements or more (indices that do not fit 32
+// bits) take the radix select directly. The tuning's select_bands_max: how many bands
+// one pass collects at most (several ranks of one sequence: quantiles).
 
-// The index of the element of stable rank r of a long sequence, by parts across threads.
-// `preceding` (if any) receives, per part, how many of its elements come before the answer
-// in the stable order, when the candidates tell (it is left empty otherwise).
+// The candidates of up to select_bands_max key bands [lo, hi] of one parted sequence,
+// collected in one pass over it: each part keeps its counts per band and the runs of arena
+// slots it filled (in index order) with the candidates of one band, or of the bands' union
+// when there are several (bands_pass).
+template <class K>
+class PartedBands {
+public:
+    struct Bounds {
+        K lo, hi;
+    };
+    struct Totals {
+        Band band;
+        bool overflow = false;  // more candidates than the band's room
+    };
+
+    template <class KeyT>
+    PartedBands(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq,
+                const std::vector<Bounds>& bounds)
+        : bounds_(bounds),
+          parts_(seq.parts.count),
+          cap_(seq.n() / t.parted_cap_share + t.parted_cap_min),
+          blocks_(int64_t(bounds.size()) * (cap_ + cap_ / 7) +
+                  parts_ * std::max(t.parted_block, seq.chunk + BAND_SLACK)),
+          spare_(cap_ + BAND_SLACK),
+          slots_(blocks_ + 2 * spare_ * int64_t(bounds.size())),
+          arena_(size_t(slots_) * (sizeof(K) + sizeof(uint32_t)),
+                 t.arena_keep_max, trace),
+          keys_(static_cast<K*>(arena_.data())),
+          idx_(reinterpret_cast<uint32_t*>(keys_ + slots_)),
+          found_(static_cast<size_t>(parts_)) {
+        collect(t, seq);
+    }
+
+    // Band g's counts over the whole sequence.
+    Totals totals(size_t g) const {
+        Totals all;
+        for (const PartBands& pb : found_) {
+            all.band.below += pb.counts.below[g];
+            all.band.in += pb.counts.in[g];
+            all.overflow = all.overflow || pb.overflow;
+        }
+        all.overflow = all.overflow || all.band.in > cap_;
+        return all;
+    }
+    // Each part's count of band g's candidates.
+    std::vector<int64_t> per_part(size_t g) const {
+        std::vector<int64_t> in;
+        for (const PartBands& pb : found_) in.push_back(pb.counts.in[g]);
+        return in;
+    }
+    // The index of the candidate of rank j among band g's (whose totals say it holds
+    // rank j and no overflow), searched in the band's own search buffers (so that the
+    // bands can be searched at once on several threads).
+    uint32_t select(const Tuning& t, LocalTrace& trace, size_t g, int64_t j, double sigmas,
+                    std::vector<K>& scratch) {
+        K* const ka = keys_ + blocks_ + 2 * spare_ * int64_t(g);
+        uint32_t* const ia = idx_ + blocks_ + 2 * spare_ * int64_t(g);
+        const Bounds& lh = bounds_[g];
+        Band band;  // the band's candidates, in index order; band.in <= cap: they fit
+        for (const PartBands& pb : found_) {
+            for (const auto& run : pb.runs) {
+                if (bounds_.size() == 1) {
+                    std::copy(keys_ + run.first, keys_ + run.first + run.second, ka + band.in);
+                    std::copy(idx_ + run.first, idx_ + run.first + run.second, ia + band.in);
+                    band.in += run.second;
+                } else {
+                    band_pass(keys_ + run.first, idx_ + run.first, 0u, run.second, lh.lo, lh.hi,
+                              ka, ia, cap_, band);
+                }
+            }
+        }
+        return select_candidates(t, trace, ka, ia, ka + spare_, ia + spare_, band.in, j, lh.lo,
+                                 lh.hi, sigmas, scratch);
+    }
+    // The index of the element after element i (key v, a candidate) in the stable order,
+    // when that is a candidate too: the next key equal to v in index order, else the first
+    // of the smallest key above v. (Every key in a band's bounds is a candidate, so a
+    // band's next rank is found among them whatever else the bands' union holds.)
+    uint32_t successor(K v, uint32_t i) const {
+        K next = K(~K(0));
+        for (const PartBands& pb : found_) {
+            for (const auto& run : pb.runs) {
+                const K* k = keys_ + run.first;
+                const uint32_t* x = idx_ + run.first;
+                if (count_eq(k, run.second, v) > 0)  // runs are in index order
+                    for (int64_t j = 0; j < run.second; ++j)
+                        if (k[j] == v && x[j] > i) return x[j];
+                next = std::min(next, min_above(k, run.second, v));
+            }
+        }
+        for (const PartBands& pb : found_)
+            for (const auto& run : pb.runs)
+                if (count_eq(keys_ + run.first, run.second, next) > 0)
+                    return idx_[run.first + locate_eq(keys_ + run.first, run.second, next, 0)];
+        input_changed();  // the caller's counts said it was there
+    }
+    // Per part, how many of its elements come before element i (key v, a candidate of
+    // band g) in the stable order.
+    std::vector<int64_t> preceding(size_t g, K v, uint32_t i) const {
+        const K lo = bounds_[g].lo;
+        std::vector<int64_t> before;
+        for (const PartBands& pb : found_) {
+            int64_t c = pb.counts.below[g];
+            for (const auto& run : pb.runs) {
+                const K* k = keys_ + run.first;
+                c += bounds_.size() == 1 ? count_lt(k, run.second, v)
+                                         : count_lt(k, run.second, v) - count_lt(k, run.second, lo);
+                if (count_eq(k, run.second, v) > 0)  // ties: by index
+                    for (int64_t j = 0; j < run.second; ++j)
+                        c += int64_t(k[j] == v && idx_[run.first + j] < i);
+            }
+            before.push_back(c);
+        }
+        return before;
+    }
+
+private:
+    struct PartBands {
+        std::vector<std::pair<int64_t, int64_t>> runs;  // (first slot, count), in index order
+        BandSet<K> counts;
+        bool overflow = false;  // candidates found after the arena ran out
+    };
+
+    template <class KeyT>
+    void collect(const Tuning& t, const PartedSeq<KeyT>& seq) {
+        std::atomic<int64_t> taken{0};
+        seq.each_part([&](int64_t p, K* buf) {
+            PartBands& pb = found_[size_t(p)];
+            BandSet<K>& chunk = pb.counts;  // the bands, and the part's counts so far
+            chunk.count = int(bounds_.size());
+            for (int b = 0; b < chunk.count; ++b) {
+                chunk.lo[b] = bounds_[size_t(b)].lo;
+                chunk.hi[b] = bounds_[size_t(b)].hi;
+            }
+            K dummy_k[BAND_SLACK + 1];
+            uint32_t dummy_i[BAND_SLACK + 1];
+            int64_t at = 0, room = 0, used = 0;  // the current block
+            bool full = false;
+            seq.spans(seq.parts.begin(p), seq.parts.end(p), [&](int64_t begin, int64_t len,
+                                                                Ahead& pre) {
+                if (!full && used + len + BAND_SLACK > room) {
+                    if (used > 0) pb.runs.emplace_back(at, used);
+                    const int64_t size = std::max(len + BAND_SLACK, t.parted_block);
+                    at = taken.fetch_add(size);
+                    used = 0;
+                    room = at + size <= blocks_ ? size : 0;
+                    full = room == 0;
+                }
+                K* const out_k = full ? dummy_k : keys_ + at + used;
+                uint32_t* const out_i = full ? dummy_i : idx_ + at + used;
+                const int64_t cap = full ? 0 : len;
+                int64_t stored;
+                if (chunk.count == 1) {
+                    Band one;
+                    seq.band(begin, len, chunk.lo[0], chunk.hi[0], out_k, out_i, cap, one, pre,
+                             buf);
+                    chunk.below[0] += one.below;
+                    chunk.in[0] += one.in;
+                    stored = one.in;
+                } else {
+                    const int64_t before = chunk.stored;
+                    chunk.stored = 0;
+                    seq.bands(begin, len, chunk, out_k, out_i, cap, pre, buf);
+                    stored = chunk.stored;
+                    chunk.stored = before + stored;
+                }
+                if (full) pb.overflow = pb.overflow || stored > 0;
+                else used += stored;
+            });
+            if (used > 0) pb.runs.emplace_back(at, used);
+        });
+    }
+
+    std::vector<Bounds> bounds_;
+    int64_t parts_, cap_, blocks_, spare_, slots_;
+    Arena arena_;
+    K* keys_;
+    uint32_t* idx_;
+    std::vector<PartBands> found_;
+};
+
+// The indices of the elements of stable ranks ranks[:m] (ascending, distinct) of a long
+// sequence, by parts across threads, into out[:m]: one sample, a band per rank from it,
+// bands that overlap merged while their union stays well within one band's room, and the
+// bands' candidates collected select_bands_max at a time in one pass each. `preceding`
+// (one rank only) receives, per part, how many of its elements come before the answer in
+// the stable order, when the candidates tell (it is left empty otherwise).
 template <class KeyT>
-int64_t select_parted(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq, int64_t r,
-                      int key_bytes, double sigmas, bool force_radix,
-                      std::vector<int64_t>* preceding = nullptr) {
+void select_parted_many(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq,
+                        const int64_t* ranks, int64_t m, int key_bytes, double sigmas,
+                        bool force_radix, int64_t* out,
+                        std::vector<int64_t>* preceding = nullptr) {
     using K = Wide<typename KeyT::type>;
+    using Bounds = typename PartedBands<K>::Bounds;
     const int64_t n = seq.n();
     if (preceding) preceding->clear();
     if (force_radix || n >= t.parted_max_n) {
         trace.mark(Path::select_parted_radix);
-        return seq.radix_select(r, key_bytes);
+        for (int64_t j = 0; j < m; ++j) out[j] = seq.radix_select(ranks[j], key_bytes);
+        return;
     }
     trace.mark(Path::select_parted);
     const int64_t s = kth_sample_size(t, n);
     std::vector<K> sample(static_cast<size_t>(s));
     for (int64_t i = 0; i < s; ++i) prefetch_line(seq.src + sample_at(i, s, n) * seq.stride);
     for (int64_t i = 0; i < s; ++i) sample[size_t(i)] = seq.key(sample_at(i, s, n));
-    K lo, hi;
-    sample_band(t, sample.data(), s, r, n, sigmas, lo, hi);
+    if (m > 1) std::sort(sample.begin(), sample.end());  // one sort for the ranks' bounds
 
-    // The arena: blocks the parts take in turn, then two buffers of `cap` for the search.
-    const int64_t parts = seq.parts.count;
-    const int64_t cap = n / t.parted_cap_share + t.parted_cap_min;
-    const int64_t block = t.parted_block;
-    const int64_t blocks = cap + cap / 7 + parts * std::max(block, seq.chunk + BAND_SLACK);
-    const int64_t spare = cap + BAND_SLACK;
-    const int64_t slots = blocks + 2 * spare;
-    Arena arena(size_t(slots) * (sizeof(K) + sizeof(uint32_t)), t.arena_keep_max, trace);
-    K* const keys = static_cast<K*>(arena.data());
-    uint32_t* const idx = reinterpret_cast<uint32_t*>(keys + slots);
-    std::atomic<int64_t> taken{0};
+    // The bands: ranks[first[g]:first[g + 1]] are searched in bounds[g].
+    const int64_t room = (n / t.parted_cap_share + t.parted_cap_min) / 10 * 9;
+    std::vector<Bounds> bounds;
+    std::vector<int64_t> first;
+    int64_t span_from = 0;  // the current band's first sample rank
+    for (int64_t j = 0; j < m; ++j) {
+        const SampleSpan sp = sample_span(s, ranks[j], n, sigmas);
+        Bounds b;
+        if (m > 1) sorted_band(sample.data(), s, ranks[j], n, sigmas, b.lo, b.hi);
+        else sample_band(t, sample.data(), s, ranks[j], n, sigmas, b.lo, b.hi);
+        const bool merge = !bounds.empty() && b.lo <= bounds.back().hi &&
+                           double(sp.b - span_from) * double(n) / double(s) <= double(room);
+        if (merge) {
+            bounds.back().hi = std::max(bounds.back().hi, b.hi);
+        } else {
+            bounds.push_back(b);
+            first.push_back(j);
+            span_from = sp.a;
+        }
+    }
+    first.push_back(m);
+    if (bounds.size() > 1) trace.mark(Path::ranks_bands);
 
-    struct PartBand {
-        std::vector<std::pair<int64_t, int64_t>> runs;  // (first slot, count), in index order
-        Band band;
-        bool overflow = false;  // candidates found after the arena ran out
-    };
-    std::vector<PartBand> found(static_cast<size_t>(parts));
-    seq.each_part([&](int64_t p, K* buf) {
-        PartBand& pb = found[size_t(p)];
-        K dummy_k[BAND_SLACK + 1];
-        uint32_t dummy_i[BAND_SLACK + 1];
-        int64_t at = 0, room = 0, used = 0;  // the current block
-        bool full = false;
-        seq.spans(seq.parts.begin(p), seq.parts.end(p), [&](int64_t begin, int64_t len,
-                                                            Ahead& pre) {
-            if (!full && used + len + BAND_SLACK > room) {
-                if (used > 0) pb.runs.emplace_back(at, used);
-                const int64_t size = std::max(len + BAND_SLACK, block);
-                at = taken.fetch_add(size);
-                used = 0;
-                room = at + size <= blocks ? size : 0;
-                full = room == 0;
+    const size_t per_pass = size_t(t.select_bands_max);
+    for (size_t g0 = 0; g0 < bounds.size(); g0 += per_pass) {
+        const size_t g1 = std::min(bounds.size(), g0 + per_pass);
+        PartedBands<K> found(t, trace, seq,
+                             std::vector<Bounds>(bounds.begin() + g0, bounds.begin() + g1));
+        // The bands' ranks, a band per task (a thread each).
+        parallel_for(int64_t(g1 - g0), seq.threads, [&](int64_t task) {
+            const size_t g = g0 + size_t(task);
+            LocalTrace local(trace);
+            std::vector<K> scratch;
+            const auto all = found.totals(size_t(task));
+            const int64_t below = all.band.below, in = all.band.in;
+            for (int64_t j = first[g]; j < first[g + 1]; ++j) {
+                const int64_t r = ranks[j];
+                if (r < below || r >= below + in) {  // the sample's bounds missed
+                    local.mark(Path::select_parted_missed);
+                    out[j] = seq.radix_select(r, key_bytes);
+                } else if (all.overflow && bounds[g].lo != bounds[g].hi) {
+                    local.mark(Path::select_parted_overflow);
+                    out[j] = seq.radix_select(r, key_bytes);
+                } else if (all.overflow) {  // every candidate has key lo: the (r - below)-th
+                    local.mark(Path::select_parted_repeated);
+                    out[j] = seq.locate(bounds[g].lo, r - below, found.per_part(size_t(task)));
+                } else if (j > first[g] && r == ranks[j - 1] + 1 && ranks[j - 1] >= below) {
+                    local.mark(Path::ranks_next);  // the previous rank's successor
+                    out[j] = int64_t(found.successor(seq.key(out[j - 1]), uint32_t(out[j - 1])));
+                } else {
+                    const uint32_t i = found.select(t, local, size_t(task), r - below, sigmas,
+                                                    scratch);
+                    out[j] = int64_t(i);
+                    if (preceding)
+                        *preceding = found.preceding(size_t(task), seq.key(out[j]), i);
+                }
             }
-            Band chunk;
-            if (!full) {
-                seq.band(begin, len, lo, hi, keys + at + used, idx + at + used, len, chunk, pre,
-                         buf);
-                used += chunk.in;
-            } else {
-                seq.band(begin, len, lo, hi, dummy_k, dummy_i, 0, chunk, pre, buf);
-                pb.overflow = pb.overflow || chunk.in > 0;
-            }
-            pb.band.below += chunk.below;
-            pb.band.in += chunk.in;
         });
-        if (used > 0) pb.runs.emplace_back(at, used);
-    });
+    }
+}
 
-    int64_t below = 0, in = 0;
-    bool overflow = false;
-    for (const PartBand& pb : found) {
-        below += pb.band.below;
-        in += pb.band.in;
-        overflow = overflow || pb.overflow;
-    }
-    if (r < below || r >= below + in) {  // the sample's bounds missed
-        trace.mark(Path::select_parted_missed);
-        return seq.radix_select(r, key_bytes);
-    }
-    if (overflow || in > cap) {  // more candidates than the search's buffers hold
-        if (lo != hi) {
-            trace.mark(Path::select_parted_overflow);
-            return seq.radix_select(r, key_bytes);
-        }
-        // Every candidate has key lo: the (r - below)-th of them.
-        trace.mark(Path::select_parted_repeated);
-        std::vector<int64_t> equal(static_cast<size_t>(parts));
-        for (int64_t p = 0; p < parts; ++p) equal[size_t(p)] = found[size_t(p)].band.in;
-        return seq.locate(lo, r - below, equal);
-    }
-    K* const ka = keys + blocks;
-    K* const kb = ka + spare;
-    uint32_t* const ia = idx + blocks;
-    uint32_t* const ib = ia + spare;
-    int64_t m = 0;
-    for (const PartBand& pb : found) {
-        for (const auto& run : pb.runs) {  // m + run.second <= in <= cap: the runs hold `in`
-            std::copy(keys + run.first, keys + run.first + run.second, ka + m);
-            std::copy(idx + run.first, idx + run.first + run.second, ia + m);
-            m += run.second;
-        }
-    }
-    LocalTrace local(trace);
-    const uint32_t i =
-        select_candidates(t, local, ka, ia, kb, ib, in, r - below, lo, hi, sigmas, sample);
-    if (preceding) {  // the parts' candidates are still in their blocks
-        const K v = seq.key(int64_t(i));
-        preceding->assign(size_t(parts), 0);
-        for (int64_t p = 0; p < parts; ++p) {
-            const PartBand& pb = found[size_t(p)];
-            int64_t c = pb.band.below;
-            for (const auto& run : pb.runs) {
-                c += count_lt(keys + run.first, run.second, v);
-                if (count_eq(keys + run.first, run.second, v) > 0)  // ties: by index
-                    for (int64_t j = run.first; j < run.first + run.second; ++j)
-                        c += int64_t(keys[j] == v && idx[j] < i);
-            }
-            (*preceding)[size_t(p)] = c;
-        }
-    }
-    return int64_t(i);
+// The index of the element of stable rank r of a long sequence, by parts across threads
+// (select_parted_many of one rank).
+template <class KeyT>
+int64_t select_parted(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& seq, int64_t r,
+                      int key_bytes, double sigmas, bool force_radix,
+                      std::vector<int64_t>* preceding = nullptr) {
+    int64_t i = 0;
+    select_parted_many(t, trace, seq, &r, 1, key_bytes, sigmas, force_radix, &i, preceding);
+    return i;
 }
 
 }  // namespace AXISOPS_ISA_NS

@@ -83,13 +83,21 @@ void run_kth_many(const KthManyRequest& req, const Sequences& seqs, const std::s
     if (strategy == "split") {
         const int threads = select_threads(t, seqs, req.threads);
         const Parts parts(n, req.segment > 0 ? req.segment : t.select_part);
+        std::vector<int64_t> distinct, at;
         for (int64_t q = 0; q < seqs.count(); ++q) {
             const PartedSeq<KeyT> seq{seqs.at<U>(q), seqs.stride, parts, threads,
                                       t.select_chunk, flip};
-            for (int64_t j = 0; j < m; ++j)
-                out_v[q * m + j] =
-                    seq.src[select_parted(t, trace, seq, rank(q, j), key_bytes, KTH_SIGMAS,
-                                          false) * seqs.stride];
+            distinct.clear();
+            for (int64_t j = 0; j < m; ++j) distinct.push_back(rank(q, j));
+            std::sort(distinct.begin(), distinct.end());
+            distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+            at.resize(distinct.size());
+            select_parted_many(t, trace, seq, distinct.data(), int64_t(distinct.size()),
+                               key_bytes, KTH_SIGMAS, false, at.data());
+            for (int64_t j = 0; j < m; ++j) {
+                const auto d = std::lower_bound(distinct.begin(), distinct.end(), rank(q, j));
+                out_v[q * m + j] = seq.src[at[size_t(d - distinct.begin())] * seqs.stride];
+            }
         }
         return;
     }

@@ -5,9 +5,12 @@
   gives), on the same array with the same scheduler; both are checked against
   the NumPy oracle on tie-heavy data, where dask's tie order depends on the
   chunks.
+- **Dask quantile**: :func:`axisops.quantile` along the chunked axis 0 of a float64
+  (20000, 20000) array in (2000, 2000) chunks, persisted on a ``LocalCluster`` of 2
+  workers with 1 thread each, against ``da.max(axis=0)`` on the same cluster.
 - **Jumping index**: ``axisops gather`` of a 64 MB ``x`` in 256 KiB chunks at a
   sorted and at a random index (the random one's time as a multiple of the sorted).
-- **CLI**: ``axisops topk`` and ``axisops gather`` in a subprocess on a
+- **CLI**: ``axisops topk``, ``quantile`` and ``gather`` in a subprocess on a
   ``.npy`` file of ``--gigabytes`` GB (2 by default), along each axis: wall
   time, throughput (input GB / s) and the process's peak resident memory
   (``VmHWM``, which counts mapped file pages like ``ru_maxrss`` but is not
@@ -35,7 +38,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cli_runs", "dask_runs", "main"]
+__all__ = ["cli_runs", "dask_quantile_run", "dask_runs", "main"]
+
+#: The quantiles of the Dask and CLI quantile runs (the benchmark's quantile rows').
+QUANTILES = (0.01, 0.5, 0.99)
 
 #: Runs the CLI, then prints its own peak RSS (see :mod:`.memory` for why not ru_maxrss).
 _RSS_CHILD = """
@@ -99,6 +105,39 @@ def dask_runs(repeats: int = 3) -> list[dict[str, Any]]:
     return rows
 
 
+def dask_quantile_run(shape: tuple[int, int] = (20_000, 20_000),
+                      chunks: tuple[int, int] = (2000, 2000), repeats: int = 3) -> dict[str, Any]:
+    """:func:`axisops.quantile` along axis 0 of a float64 array chunked along it, persisted
+    on a ``distributed.LocalCluster`` of 2 workers with 1 thread each, against
+    ``da.max(axis=0)`` of the same array on the same cluster (one pass, the floor a
+    reduction along the chunked axis can reach); checked against NumPy's quantile."""
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    import axisops
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, memory_limit=0) as cluster, Client(cluster):
+        x = da.random.default_rng(3).standard_normal(shape, chunks=chunks).persist()
+        q = list(QUANTILES)
+
+        def ours() -> np.ndarray:
+            return axisops.quantile(x, q, axis=0).compute()
+
+        def peak() -> np.ndarray:
+            return x.max(axis=0).compute()
+
+        t_ours, t_max = _median_time(ours, repeats), _median_time(peak, repeats)
+        got = ours()
+        column = slice(0, min(shape[1], 2000))
+        want = np.quantile(x[:, column].compute(), q, axis=0)
+        exact = bool(np.array_equal(got[:, column], want))
+    return {"case": f"float64 {shape} chunks {chunks}, q {q} along axis 0, LocalCluster "
+                    "2 workers x 1 thread", "nbytes": int(np.prod(shape)) * 8,
+            "axisops_s": t_ours, "max_s": t_max, "ratio_to_max": t_ours / t_max,
+            "exact": exact}
+
+
 def _write_big(path: Path, shape: tuple[int, ...], dtype: str, high: int) -> None:
     """A .npy of ``shape`` written in slabs, never whole in memory."""
     rng = np.random.default_rng(1)
@@ -142,6 +181,13 @@ def cli_runs(folder: Path, gigabytes: float) -> list[dict[str, Any]]:
         out.append({"command": f"axisops topk -k {k} --axis {axis}",
                     "input": f"float32 {rows}x{cols}", "input_gb": x_gb,
                     "gb_per_s": x_gb / run["seconds"], **run})
+    for axis in ("1", "0"):
+        run = _cli("quantile", str(x), "-q", *map(str, QUANTILES), "--axis", axis,
+                   "--no-progress", "-o", str(folder / "big.quantile.npy"))
+        out.append({"command": f"axisops quantile -q {' '.join(map(str, QUANTILES))} "
+                               f"--axis {axis}",
+                    "input": f"float32 {rows}x{cols}", "input_gb": x_gb,
+                    "gb_per_s": x_gb / run["seconds"], **run})
     run = _cli("gather", str(x), str(index), "--dim", "1", "--no-progress",
                "-o", str(folder / "big.gather.npy"))
     out.append({"command": "axisops gather --dim 1", "input": f"int64 index {rows}x1000",
@@ -178,11 +224,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json", default="scale.json")
     p.add_argument("--skip-dask", action="store_true")
+    p.add_argument("--skip-dask-quantile", action="store_true",
+                   help="skip the quantile on a LocalCluster (a 3.2 GB array)")
     p.add_argument("--skip-cli", action="store_true")
     p.add_argument("--skip-jumping", action="store_true",
                    help="skip the streamed gather at a sorted and a random index")
     args = p.parse_args(argv)
-    report: dict[str, Any] = {"dask": [], "cli": [], "jumping": []}
+    report: dict[str, Any] = {"dask": [], "dask_quantile": None, "cli": [], "jumping": []}
     if not args.skip_dask:
         report["dask"] = dask_runs(args.repeats)
         print("# Dask: axisops.topk against dask.array.topk + argtopk (threaded scheduler)")
@@ -190,6 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{r['case']:<62} axisops {r['axisops_s'] * 1e3:8.1f} ms  dask "
                   f"{r['dask_s'] * 1e3:8.1f} ms  {r['speedup']:5.2f}x  exact: axisops "
                   f"{r['axisops_exact']}, dask {r['dask_exact']}")
+    if not args.skip_dask_quantile:
+        r = report["dask_quantile"] = dask_quantile_run(repeats=args.repeats)
+        print(f"\n# Dask quantile: {r['case']}\naxisops {r['axisops_s']:7.2f} s   "
+              f"da.max(axis=0) {r['max_s']:7.2f} s   {r['ratio_to_max']:.2f}x the max   "
+              f"exact: {r['exact']}")
     if not args.skip_cli:
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
             report["cli"] = cli_runs(Path(tmp), args.gigabytes)
