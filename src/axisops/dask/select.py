@@ -83,11 +83,20 @@ def _histogram(block: np.ndarray, axis: int, state: _State | None, shift: int) -
         return np.bincount(flat.ravel(), minlength=rows * BUCKETS).reshape(rows, 1, BUCKETS)
     high = np.uint64(shift + DIGIT_BITS)
     above = keys >> high
-    ranks = state.prefix.shape[1]
+    prefixes = state.prefix >> high
+    ranks = prefixes.shape[1]
     out = np.empty((rows, ranks, BUCKETS), np.int64)
+    done: list[int] = []
     for t in range(ranks):
-        match = above == (state.prefix[:, t] >> high)[:, None]
-        out[:, t] = np.bincount(flat[match], minlength=rows * BUCKETS).reshape(rows, BUCKETS)
+        same = next((u for u in done if np.array_equal(prefixes[:, u], prefixes[:, t])), None)
+        if same is not None:  # ranks close together share their prefix for most rounds
+            out[:, t] = out[:, same]
+            continue
+        # keys of another prefix go to one spare bucket past the last (no gather of them)
+        counted = np.where(above == prefixes[:, t][:, None], flat, rows * BUCKETS)
+        out[:, t] = np.bincount(counted.ravel(), minlength=rows * BUCKETS + 1)[:-1].reshape(
+            rows, BUCKETS)
+        done.append(t)
     return out
 
 
