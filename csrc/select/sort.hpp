@@ -7,8 +7,11 @@
 // descending their complements (largest first); every pass is stable, so equal keys keep
 // index order in both directions. The digits every key shares are skipped.
 //
-// A sequence of at most sort_bucket_max elements (the tuning: records and scratch then fit
-// the second-level cache) is sorted by least-significant-digit passes, in the cache. A
+// A sequence of at most sort_bucket_max elements (the tuning: records and scratch then
+// stay in the second-level cache or close to it; 2^17, not 2^15: a bucket of 10M float32
+// keys' first pass, 39K records, then takes its LSD passes at once rather than one more
+// MSD pass into 256 buckets of 150, each with its own counts; sort of (1, 10M), 2
+// threads, 71 -> 63 ms) is sorted by least-significant-digit passes, in the cache. A
 // longer one takes one most-significant-digit pass on its highest digit the keys do not
 // all share (by parts across the threads: each part's records in index order, the parts in
 // order, so the pass is stable), which leaves 256 buckets, each sorted the same way on its
