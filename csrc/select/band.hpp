@@ -298,18 +298,27 @@ constexpr bool band_fuses() {
 // band_pass over the keys key_of(src[j]) of count unit-stride elements (indices base + j),
 // each vector of keys computed from the bits in registers, not stored and read back.
 // Only where band_fuses<B>().
+#ifdef AXISOPS_BAND_AVX512
+// The vector passes' `load` for keys computed from unit-stride elements: load(j) gives
+// key_of(src[j]) .. key_of(src[j + lanes - 1]) as one vector (band_pass_of, bands_pass_of).
+template <class K, class B, class KeyOf>
+inline auto fused_load(const B* src, KeyOf key_of) {
+    return [src, key_of](int64_t j) {
+        constexpr int lanes = int(64 / sizeof(K));
+        alignas(64) K t[lanes];
+        for (int l = 0; l < lanes; ++l) t[l] = K(key_of(src[j + l]));
+        return _mm512_load_si512(t);
+    };
+}
+#endif
+
 template <class K, class B, class KeyOf>
 inline void band_pass_of(const B* src, KeyOf key_of, uint32_t base, int64_t count, K lo, K hi,
                          K* out_k, uint32_t* out_i, int64_t cap, Band& band, Ahead& ahead) {
     static_assert(band_fuses<B>() && sizeof(B) == sizeof(K), "no fused pass here");
     int64_t from = 0;
 #ifdef AXISOPS_BAND_AVX512
-    static constexpr int lanes = int(64 / sizeof(K));
-    auto load = [src, key_of](int64_t j) {
-        alignas(64) K t[lanes];
-        for (int l = 0; l < lanes; ++l) t[l] = K(key_of(src[j + l]));
-        return _mm512_load_si512(t);
-    };
+    const auto load = fused_load<K>(src, key_of);
     if constexpr (sizeof(K) == 4)
         from = band_detail::pass_avx512_32(load, nullptr, base, count, lo, hi, out_k, out_i,
                                            cap, band, ahead);

@@ -14,7 +14,6 @@
 
 #include "common/isa.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -50,12 +49,6 @@ struct BandSet {
     int64_t below[BANDS_MAX] = {};
     int64_t in[BANDS_MAX] = {};
     int64_t stored = 0;
-
-    void clear_counts() {
-        std::fill(below, below + BANDS_MAX, int64_t(0));
-        std::fill(in, in + BANDS_MAX, int64_t(0));
-        stored = 0;
-    }
 };
 
 namespace bands_detail {
@@ -260,6 +253,20 @@ inline int64_t by_count(int g, F&& f) {
     }
 }
 
+#ifdef AXISOPS_BAND_AVX512
+// The AVX-512 pass of the set's count of bands, for its key width.
+template <class K, class Load>
+inline int64_t pass_avx512(Load load, uint32_t base, int64_t count, BandSet<K>& set, K* out_k,
+                           uint32_t* out_i, int64_t cap, Ahead& ahead) {
+    return by_count(set.count, [&](auto g) {
+        if constexpr (sizeof(K) == 4)
+            return pass_avx512_32<g()>(load, base, count, set, out_k, out_i, cap, ahead);
+        else
+            return pass_avx512_64<g()>(load, base, count, set, out_k, out_i, cap, ahead);
+    });
+}
+#endif
+
 }  // namespace bands_detail
 
 // Counts keys[:count] against every band of `set` and appends those in any band (key and
@@ -270,20 +277,15 @@ inline void bands_pass(const K* keys, uint32_t base, int64_t count, BandSet<K>& 
                        uint32_t* out_i, int64_t cap, Ahead& ahead) {
     int64_t from = 0;
 #if defined(AXISOPS_BAND_AVX512)
-    auto load = [keys](int64_t j) { return _mm512_loadu_si512(keys + j); };
-    from = bands_detail::by_count(set.count, [&](auto g) {
-        if constexpr (sizeof(K) == 4)
-            return bands_detail::pass_avx512_32<g()>(load, base, count, set, out_k, out_i, cap,
-                                                     ahead);
-        else
-            return bands_detail::pass_avx512_64<g()>(load, base, count, set, out_k, out_i, cap,
-                                                     ahead);
-    });
+    const auto load = [keys](int64_t j) { return _mm512_loadu_si512(keys + j); };
+    from = bands_detail::pass_avx512(load, base, count, set, out_k, out_i, cap, ahead);
 #elif defined(AXISOPS_BAND_AVX2)
     if constexpr (sizeof(K) == 4)
         from = bands_detail::by_count(set.count, [&](auto g) {
             return bands_detail::pass_avx2<g()>(keys, base, count, set, out_k, out_i, cap, ahead);
         });
+#else
+    (void)ahead;  // the plain loop reads nothing ahead
 #endif
     bands_detail::pass_scalar(keys, base, from, count, set, out_k, out_i, cap);
 }
@@ -297,20 +299,8 @@ inline void bands_pass_of(const B* src, KeyOf key_of, uint32_t base, int64_t cou
     static_assert(band_fuses<B>() && sizeof(B) == sizeof(K), "no fused pass here");
     int64_t from = 0;
 #ifdef AXISOPS_BAND_AVX512
-    static constexpr int lanes = int(64 / sizeof(K));
-    auto load = [src, key_of](int64_t j) {
-        alignas(64) K t[lanes];
-        for (int l = 0; l < lanes; ++l) t[l] = K(key_of(src[j + l]));
-        return _mm512_load_si512(t);
-    };
-    from = bands_detail::by_count(set.count, [&](auto g) {
-        if constexpr (sizeof(K) == 4)
-            return bands_detail::pass_avx512_32<g()>(load, base, count, set, out_k, out_i, cap,
-                                                     ahead);
-        else
-            return bands_detail::pass_avx512_64<g()>(load, base, count, set, out_k, out_i, cap,
-                                                     ahead);
-    });
+    from = bands_detail::pass_avx512(fused_load<K>(src, key_of), base, count, set, out_k,
+                                     out_i, cap, ahead);
 #endif
     K tail[64];
     for (int64_t j = from; j < count; ++j) tail[j - from] = K(key_of(src[j]));
