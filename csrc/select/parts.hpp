@@ -377,17 +377,16 @@ public:
                     return idx_[run.first + locate_eq(keys_ + run.first, run.second, next, 0)];
         input_changed();  // the caller's counts said it was there
     }
-    // Per part, how many of its elements come before element i (key v, a candidate of
-    // band g) in the stable order.
-    std::vector<int64_t> preceding(size_t g, K v, uint32_t i) const {
-        const K lo = bounds_[g].lo;
+    // Per part, how many of its elements come before element i (key v, a candidate) in the
+    // stable order. Asked only of one band (partition selects one rank at a time), whose
+    // runs hold its candidates alone.
+    std::vector<int64_t> preceding(K v, uint32_t i) const {
         std::vector<int64_t> before;
         for (const PartBands& pb : found_) {
-            int64_t c = pb.counts.below[g];
+            int64_t c = pb.counts.below[0];
             for (const auto& run : pb.runs) {
                 const K* k = keys_ + run.first;
-                c += bounds_.size() == 1 ? count_lt(k, run.second, v)
-                                         : count_lt(k, run.second, v) - count_lt(k, run.second, lo);
+                c += count_lt(k, run.second, v);
                 if (count_eq(k, run.second, v) > 0)  // ties: by index
                     for (int64_t j = 0; j < run.second; ++j)
                         c += int64_t(k[j] == v && idx_[run.first + j] < i);
@@ -542,8 +541,8 @@ void select_parted_many(const Tuning& t, Trace& trace, const PartedSeq<KeyT>& se
                     const uint32_t i = found.select(t, local, size_t(task), r - below, sigmas,
                                                     scratch);
                     out[j] = int64_t(i);
-                    if (preceding)
-                        *preceding = found.preceding(size_t(task), seq.key(out[j]), i);
+                    if (preceding)  // one rank: one band
+                        *preceding = found.preceding(seq.key(out[j]), i);
                 }
             }
         });
