@@ -66,14 +66,10 @@ template <class T, class I>
 int64_t run(const GatherRequest& req, const Sequences& xs, const Sequences& is, Trace& trace) {
     const Tuning& tn = req.tune;
     const int64_t total = req.index.size();
-    const GatherJob<T, I> job{static_cast<const T*>(req.x.data),
-                              xs,
-                              static_cast<const I*>(req.index.data),
-                              is,
-                              req.x.shape[req.dim],
-                              req.index.shape[req.dim],
-                              xs.inner,
-                              xs.regular && is.regular,
+    const GatherJob<T, I> job{{xs, static_cast<const I*>(req.index.data), is,
+                               req.x.shape[req.dim], req.index.shape[req.dim], xs.inner,
+                               xs.regular && is.regular},
+                              static_cast<const T*>(req.x.data),
                               std::min(std::max<int64_t>(req.ahead, 0), MAX_AHEAD),
                               static_cast<T*>(req.out),
                               tn.gather_block};

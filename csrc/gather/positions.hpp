@@ -49,10 +49,11 @@ struct Raw16 {
     uint64_t lo, hi;
 };
 
-// One gather call's arrays, as the kernels read them.
-template <class T, class I>
-struct GatherJob {
-    const T* x;             // x's element 0 (positions may be negative: any strides)
+// The index side of a gather call: everything positions are made from. It depends on the
+// index's type only, so the position code compiles once per index type, not once per
+// (element, index) pair.
+template <class I>
+struct IndexWalk {
     const Sequences& xs;    // x, restricted to the index's extent, along the dimension
     const I* index;         // the index's element 0, read in its own type
     const Sequences& is;    // the index along the dimension
@@ -60,6 +61,12 @@ struct GatherJob {
     int64_t m;              // the index's size along it
     int64_t inner;          // the product of the dimensions after it
     bool steps;             // both regular: neighbouring columns are a fixed step apart
+};
+
+// One gather call's arrays, as the kernels read them.
+template <class T, class I>
+struct GatherJob : IndexWalk<I> {
+    const T* x;             // x's element 0 (positions may be negative: any strides)
     int64_t ahead;          // prefetch distance in reads (0: no hints)
     T* out;                 // C-ordered, flat
     int64_t block;          // output elements per block of positions (the tuning's gather_block)
@@ -128,8 +135,8 @@ inline uint64_t run_positions(const I* idx, int64_t istep, int64_t xbase, int64_
 }
 
 // The first place of sequence q's index values, from position j.
-template <class T, class I>
-inline const I* index_at(const GatherJob<T, I>& job, int64_t q, int64_t j) {
+template <class I>
+inline const I* index_at(const IndexWalk<I>& job, int64_t q, int64_t j) {
     return job.index + (job.is.offset(q) + j * job.is.stride);
 }
 
@@ -138,8 +145,8 @@ inline const I* index_at(const GatherJob<T, I>& job, int64_t q, int64_t j) {
 // pos[e]: where output element t + e reads x, for e < count, when inner == 1 (element t is
 // position t % m of sequence t / m), a sequence's run at a time; false when a value was out
 // of range.
-template <class T, class I>
-bool positions_rows(const GatherJob<T, I>& job, int64_t t, int64_t count, int64_t* pos) {
+template <class I>
+bool positions_rows(const IndexWalk<I>& job, int64_t t, int64_t count, int64_t* pos) {
     using namespace gather_detail;
     int64_t q = t / job.m, j = t - q * job.m;
     uint64_t bad = 0;
@@ -154,8 +161,8 @@ bool positions_rows(const GatherJob<T, I>& job, int64_t t, int64_t count, int64_
 
 // The same when inner > 1: element t is column t % inner of output row t / inner, a row's
 // run of columns at a time.
-template <class T, class I>
-bool positions_columns(const GatherJob<T, I>& job, int64_t t, int64_t count, int64_t* pos) {
+template <class I>
+bool positions_columns(const IndexWalk<I>& job, int64_t t, int64_t count, int64_t* pos) {
     using namespace gather_detail;
     const int64_t inner = job.inner, n = job.n;
     int64_t r = t / inner, c = t - r * inner;
@@ -179,8 +186,8 @@ bool positions_columns(const GatherJob<T, I>& job, int64_t t, int64_t count, int
     return bad == 0;
 }
 
-template <class T, class I>
-bool positions(const GatherJob<T, I>& job, int64_t t, int64_t count, int64_t* pos) {
+template <class I>
+bool positions(const IndexWalk<I>& job, int64_t t, int64_t count, int64_t* pos) {
     return job.inner == 1 ? positions_rows(job, t, count, pos)
                           : positions_columns(job, t, count, pos);
 }
@@ -188,8 +195,8 @@ bool positions(const GatherJob<T, I>& job, int64_t t, int64_t count, int64_t* po
 // The first output element in [t0, t1) whose index value is out of range now, or t0 when
 // none is (the index changed since the kernel read it). Only for the error: it reads the
 // index again, never x.
-template <class T, class I>
-int64_t first_bad(const GatherJob<T, I>& job, int64_t t0, int64_t t1) {
+template <class I>
+int64_t first_bad(const IndexWalk<I>& job, int64_t t0, int64_t t1) {
     using namespace gather_detail;
     for (int64_t t = t0; t < t1; ++t) {
         const int64_t r = t / job.inner, c = t - r * job.inner;
