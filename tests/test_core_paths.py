@@ -232,6 +232,35 @@ def test_sort_reaches_every_path(small, threads):
     assert {p for p in ALL_PATHS if p.startswith("sort_")} <= paths
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_values_sort_puts_zeros_and_nan_back_in_index_order(small, dtype):
+    """A sort of the values alone sorts keys only; -0.0/+0.0 and NaN payloads, which share a
+    key, come back from the input in index order: a run of one bit pattern by a fill, a
+    mixed run by a search, along a strided axis too, in both directions."""
+    dt = np.dtype(dtype)
+    raw = dt.str[1:].replace("f", "u")
+    quiet = np.array(np.nan, dt).view(raw)
+    payloads = np.array([quiet, quiet | 1, quiet ^ np.array(1, raw) << (8 * dt.itemsize - 1)],
+                        raw).view(dt)
+    rng = np.random.default_rng(5)
+    n = 700
+    pools = {"one pattern": np.array([0.0, 1.5, -2.0, np.nan], dt),
+             "mixed": np.concatenate([np.array([0.0, -0.0, 1.5, -2.0], dt), payloads])}
+    for name, pool in pools.items():
+        x = pool[rng.integers(0, len(pool), (n, 3))]
+        for axis, shape in ((0, (n, 3)), (1, (3, n))):
+            data = x if axis == 0 else np.ascontiguousarray(x.T)
+            assert data.shape == shape
+            for descending in (False, True):
+                for strategy in ("rows", "split"):
+                    paths: set[str] = set()
+                    (v, _), taken = _run(paths, cpu.sort, data, axis, descending, True, False,
+                                         strategy=strategy)
+                    assert f"sort_{strategy}_bare" in taken, (name, taken)
+                    want = axisops.sort(data, axis, descending=descending, backend="numpy")
+                    assert_same_bits(v, want)
+
+
 # ---- kthvalue and partition ---------------------------------------------------------
 
 #: (shape, kind, sigmas): inputs that take the selection's paths under SMALL. A tiny

@@ -72,6 +72,18 @@ struct Key {
     }
     // The key XORed with `flip`: all ones for "smallest first", zero for "largest first".
     static inline U of(U u, U flip) { return U(of(u) ^ flip); }
+
+    // Whether a key is the key of exactly one bit pattern: every key but a float's zero key
+    // (-0.0 and +0.0) and its NaN key (every NaN); no bool key (any non-zero byte is True).
+    static constexpr bool invertible = K != Kind::Bool;
+    // The bits whose key is k (for an ambiguous key, +0.0 or one NaN): of's inverse.
+    static inline U bits(U k) {
+        if constexpr (K == Kind::Float || K == Kind::BFloat) {
+            return (k & sign) ? U(k ^ sign) : U(~k);
+        } else {
+            return k;
+        }
+    }
 };
 
 // Calls `f(Key<U, K>{}, flip)` for the runtime (itemsize, kind) pair; false if there is

@@ -123,7 +123,8 @@ Tuning tuning_from(const std::vector<int64_t>& values);
     X(topk_scan_rose) X(topk_scan_all_largest) X(topk_finish_words) X(topk_finish_pairs)     \
     X(topk_columns_words) X(topk_columns_pairs) X(topk_columns_buffered)                     \
     X(topk_columns_sampled) X(topk_column_split) X(topk_column_split_fallback)               \
-    X(sort_rows_words) X(sort_rows_pairs) X(sort_split_words) X(sort_split_pairs)            \
+    X(sort_rows_words) X(sort_rows_pairs) X(sort_rows_bare) X(sort_split_words)               \
+    X(sort_split_pairs) X(sort_split_bare)                                                   \
     X(sort_msd) X(sort_msd_nested)                                                           \
     X(select_small) X(select_band) X(select_hint) X(select_hint_missed) X(select_repeated)   \
     X(select_overflow_radix) X(select_missed_radix) X(select_radix) X(select_narrowed)       \

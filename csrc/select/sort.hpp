@@ -1,11 +1,15 @@
 // Stable sort and argsort along an axis, by radix passes of 8-bit digits.
 //
-// Every element becomes one record: a key of up to 32 bits shares a 64-bit word with a
-// payload (key << 32 | payload), a 64-bit key travels as a (key, payload) pair. The payload
-// is the element's index, or its own bits when only the values are wanted (so no read of
-// the input follows the sort, and NaN payloads and -0.0 survive). Ascending sorts the keys,
-// descending their complements (largest first); every pass is stable, so equal keys keep
-// index order in both directions. The digits every key shares are skipped.
+// Every element becomes one record: a key of up to 32 bits shares a 64-bit word with the
+// element's index (key << 32 | index), a 64-bit key travels as a (key, index) pair. When
+// only the values are wanted, the record is the key alone (`Bare`: a quarter of a pair's
+// bytes for float32, half for float64, moved by every pass), and the value comes back from
+// its key (`Key::bits`); the two keys that more than one bit pattern share, a float's zero
+// (-0.0 and +0.0) and its NaN, are written afterwards from the input itself, in index order
+// (`refill`: one more read of the input, only when the sequence holds them), so -0.0 and
+// NaN payloads survive in their stable places. Ascending sorts the keys, descending their
+// complements (largest first); every pass is stable, so equal keys keep index order in
+// both directions. The digits every key shares are skipped.
 //
 // A sequence of at most sort_bucket_max elements (the tuning: records and scratch then
 // stay in the second-level cache or close to it; 2^17, not 2^15: a bucket of 10M float32
@@ -74,7 +78,24 @@ struct Pair {
     uint64_t pay;
 };
 
+// A key alone, for a sort of the values only.
+template <class U>
+struct Bare {
+    U key;
+};
+
+template <class E>
+constexpr bool is_bare = false;
+template <class U>
+constexpr bool is_bare<Bare<U>> = true;
+
 inline int digit(uint64_t w, int d) { return int((w >> (32 + 8 * d)) & 0xFF); }
+template <class U>
+inline int digit(const Bare<U>& e, int d) { return int((uint64_t(e.key) >> (8 * d)) & 0xFF); }
+template <class U>
+inline uint64_t payload(const Bare<U>& e) { return uint64_t(e.key); }
+template <class U>
+inline void make(Bare<U>& e, uint64_t key, uint64_t) { e.key = U(key); }
 inline int digit(const Pair& e, int d) { return int((e.key >> (8 * d)) & 0xFF); }
 inline uint64_t payload(uint64_t w) { return w & LOW32; }
 inline uint64_t payload(const Pair& e) { return e.pay; }
@@ -170,11 +191,15 @@ void sort_records(E* r, E* s, int64_t m, int top, int64_t offset, int64_t bucket
 
 // Writes position p of sequence q's result from payload w: the element's bits when only
 // the values are wanted, else its index.
-template <class KeyT>
+template <class KeyT, class E>
 inline void put(const SortJob<KeyT>& job, const typename KeyT::type* src, int64_t row,
                 int64_t p, uint64_t w) {
     using U = typename KeyT::type;
     const int64_t at = row + p * job.out.step();
+    if constexpr (is_bare<E>) {
+        job.out_v[at] = KeyT::bits(U(U(w) ^ job.flip));
+        return;
+    }
     if (!job.out_i) {
         job.out_v[at] = U(w);
         return;
@@ -194,13 +219,67 @@ inline Parts sort_parts(const Tuning& t, int64_t n, int threads) {
     return Parts(n, (n + count - 1) / count);
 }
 
+// The first position p in [lo, hi) of sequence q's sorted values whose key is not below
+// `key` (`below`) or is above it.
+template <class KeyT>
+inline int64_t bound(const SortJob<KeyT>& job, int64_t row, int64_t lo, int64_t hi,
+                     typename KeyT::type key, bool above) {
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        const auto k = KeyT::of(job.out_v[row + mid * job.out.step()], job.flip);
+        if (above ? k <= key : k < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// After a sort of the values only by their keys alone: the run of sorted values whose key
+// `key` several bit patterns share gets the input's elements of that key, in index order.
+// The run is found in the output itself; at most its length is written, inside it, whatever
+// the input holds now (another thread may have changed it since the sort read it).
+template <class KeyT>
+void refill(const SortJob<KeyT>& job, const typename KeyT::type* src, int64_t row,
+            typename KeyT::type key) {
+    using U = typename KeyT::type;
+    const int64_t n = job.seqs.n, stride = job.seqs.stride;
+    const U flipped = U(key ^ job.flip);
+    const int64_t lo = bound(job, row, 0, n, flipped, false);
+    const int64_t hi = bound(job, row, lo, n, flipped, true);
+    if (lo == hi) return;
+    // Most runs hold one bit pattern (zeros of one sign, NaN of one payload): then a count
+    // (which vectorises) and a fill replace the search in index order.
+    const int64_t step = job.out.step();
+    U first = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (KeyT::of(src[i * stride]) == key) {
+            first = src[i * stride];
+            break;
+        }
+    }
+    int64_t same = 0;
+    if (stride == 1) {
+        for (int64_t i = 0; i < n; ++i) same += src[i] == first;
+    } else {
+        for (int64_t i = 0; i < n; ++i) same += src[i * stride] == first;
+    }
+    if (same == hi - lo) {
+        for (int64_t p = lo; p < hi; ++p) job.out_v[row + p * step] = first;
+        return;
+    }
+    int64_t p = lo;
+    for (int64_t i = 0; i < n && p < hi; ++i) {
+        const U u = src[i * stride];
+        if (KeyT::of(u) == key) job.out_v[row + (p++) * step] = u;
+    }
+}
+
 }  // namespace sort_detail
 
 // Sorts sequence q of the job on up to `threads` threads, with records in a[0..n) and
 // scratch b[0..n) (b may be the indices' own output row: see sort_parted).
 template <class KeyT, class E>
-void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                   E* b, LocalTrace& trace) {
+void sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
+                     E* b, LocalTrace& trace) {
     using U = typename KeyT::type;
     using namespace sort_detail;
     constexpr int width = int(sizeof(U));  // key digits
@@ -246,7 +325,8 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
     int top = width;  // digits to sort by: up to the highest the keys do not all share
     while (top > 0 && total[top - 1][size_t(digit(a[0], top - 1))] == n) --top;
     const auto emit = [&](const E* sorted, int64_t offset, int64_t count) {
-        for (int64_t j = 0; j < count; ++j) put(job, src, row, offset + j, payload(sorted[j]));
+        for (int64_t j = 0; j < count; ++j)
+            put<KeyT, E>(job, src, row, offset + j, payload(sorted[j]));
     };
     const int64_t bucket_max = job.tune.sort_bucket_max;
     if (n <= bucket_max || top <= 1) {
@@ -277,11 +357,39 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
     });
 }
 
+template <class KeyT, class E>
+void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
+                   E* b, LocalTrace& trace) {
+    using U = typename KeyT::type;
+    sort_records_of(job, q, threads, segment, a, b, trace);
+    if constexpr (sort_detail::is_bare<E> && (KeyT::kind == Kind::Float ||
+                                               KeyT::kind == Kind::BFloat)) {
+        const U* src = job.seq(q);
+        const int64_t row = job.out.row(q);
+        sort_detail::refill(job, src, row, KeyT::of(U(0)));   // -0.0 and +0.0
+        sort_detail::refill(job, src, row, Bits<U>::ones);    // every NaN
+    }
+}
+
+// Records for sequences n long: the key alone when only the values are wanted and its bits
+// come back from it; else a word or a pair.
+template <class KeyT>
+bool bare(const SortJob<KeyT>& job) {
+    return !job.out_i && KeyT::invertible;
+}
+
 // Sequences q0 .. q1-1, each by one thread.
 template <class KeyT>
 void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
     const int64_t n = job.seqs.n;
     LocalTrace trace(job.trace);
+    using U = typename KeyT::type;
+    if (bare(job)) {
+        trace.mark(Path::sort_rows_bare);
+        std::vector<sort_detail::Bare<U>> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), trace);
+        return;
+    }
     if constexpr (sizeof(typename KeyT::type) <= 4) {
         if (job.packed()) {
             trace.mark(Path::sort_rows_words);
@@ -303,8 +411,17 @@ void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
 // words).
 template <class KeyT>
 void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threads) {
+    using U = typename KeyT::type;
     const int64_t n = job.seqs.n;
     LocalTrace trace(job.trace);
+    if (bare(job)) {
+        trace.mark(Path::sort_split_bare);
+        Arena arena(size_t(n) * sizeof(sort_detail::Bare<U>) * 2, job.tune.arena_keep_max,
+                    job.trace);
+        auto* a = static_cast<sort_detail::Bare<U>*>(arena.data());
+        sort_sequence(job, q, threads, segment, a, a + n, trace);
+        return;
+    }
     const bool words = job.packed();
     trace.mark(words ? Path::sort_split_words : Path::sort_split_pairs);
     const size_t record = words ? sizeof(uint64_t) : sizeof(sort_detail::Pair);

@@ -108,7 +108,7 @@ def paths_taken() -> Iterator[set[str]]:
     >>> with paths_taken() as paths:
     ...     _ = axisops.sort(np.arange(10, dtype=np.int32))
     >>> sorted(paths)
-    ['sort_rows_words']
+    ['sort_rows_bare']
     """
     kernels._reset_paths()
     taken: set[str] = set()
