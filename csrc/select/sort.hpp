@@ -83,6 +83,8 @@ template <class U>
 struct Bare {
     U key;
 };
+static_assert(sizeof(Bare<uint32_t>) == 4 && sizeof(Bare<uint64_t>) == 8,
+              "a bare record is its key: a values output row can hold them");
 
 template <class E>
 constexpr bool is_bare = false;
@@ -415,11 +417,17 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
     const int64_t n = job.seqs.n;
     LocalTrace trace(job.trace);
     if (bare(job)) {
+        // The values' own output row serves as the scratch when it is contiguous: it holds
+        // exactly n keys, and each bucket writes its values only into its own part of it,
+        // after its records there are sorted.
         trace.mark(Path::sort_split_bare);
-        Arena arena(size_t(n) * sizeof(sort_detail::Bare<U>) * 2, job.tune.arena_keep_max,
+        using E = sort_detail::Bare<U>;
+        const bool borrow = job.out.step() == 1;
+        Arena arena(size_t(n) * sizeof(E) * (borrow ? 1 : 2), job.tune.arena_keep_max,
                     job.trace);
-        auto* a = static_cast<sort_detail::Bare<U>*>(arena.data());
-        sort_sequence(job, q, threads, segment, a, a + n, trace);
+        E* a = static_cast<E*>(arena.data());
+        E* b = borrow ? reinterpret_cast<E*>(job.out_v + job.out.row(q)) : a + n;
+        sort_sequence(job, q, threads, segment, a, b, trace);
         return;
     }
     const bool words = job.packed();
