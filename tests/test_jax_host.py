@@ -152,3 +152,58 @@ def test_integer_inputs_differentiate_nowhere_but_trace_under_grad():
 
     g = jax.grad(loss)(jnp.array([[3.0, 1.0, 2.0]]))
     np.testing.assert_array_equal(np.asarray(g), [[3.0, 2.0, 0.0]])
+
+
+# ---- gather index checks: on the index's own device ---------------------------------------
+
+
+def _gather_spec(n: int, index: np.ndarray):
+    from axisops.validation import gather_spec
+
+    return gather_spec(ArrayMeta((3, n), np.dtype("float32")), 1,
+                       ArrayMeta(index.shape, index.dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint16", "uint64"])
+def test_gather_index_check_on_a_device_brings_back_only_the_extremes(monkeypatch, dtype):
+    """Off the CPU, the check reduces the index where it is: in range, nothing else comes to
+    the host; out of range, the same error as the host check, naming the first offender."""
+    from axisops.engines import jax as jax_engine
+
+    good = np.array([[0, 4, 1], [2, 3, 4]], dtype)
+    spec = _gather_spec(5, good)
+    copied = []  # the indices the host check received (whole, on the host)
+    host_check = jax_engine.check_index_values
+    monkeypatch.setattr(jax_engine, "check_index_values",
+                        lambda a, *rest: copied.append(a) or host_check(a, *rest))
+    jax_engine.check_gather_index(jnp.asarray(good), spec, on_cpu=False)
+    assert copied == []
+    bad = good.copy()
+    bad[1, 1] = 5
+    with pytest.raises(axisops.IndexOutOfRangeError,
+                       match=r"index\[1, 1\]=5 is out of range for dim 1 of size 5"):
+        jax_engine.check_gather_index(jnp.asarray(bad), _gather_spec(5, bad), on_cpu=False)
+    assert len(copied) == 1
+    if np.dtype(dtype).kind == "i":
+        low = good.copy()
+        low[0, 2] = -6
+        with pytest.raises(axisops.IndexOutOfRangeError, match=r"index\[0, 2\]=-6"):
+            jax_engine.check_gather_index(jnp.asarray(low), _gather_spec(5, low), on_cpu=False)
+        wrapped = good.copy()
+        wrapped[0, 0] = -5  # counts from the end: in range
+        jax_engine.check_gather_index(jnp.asarray(wrapped), _gather_spec(5, wrapped),
+                                      on_cpu=False)
+
+
+def test_gather_index_check_reads_a_cpu_index_in_place(monkeypatch):
+    """On the CPU the index is read where it lies (no device reduction is compiled)."""
+    from axisops.engines import jax as jax_engine
+
+    def no_reduction():
+        raise AssertionError("a CPU index needs no device reduction")
+
+    monkeypatch.setattr(jax_engine, "_bounds", no_reduction)
+    index = np.array([[0, 1, 4]])
+    jax_engine.check_gather_index(jnp.asarray(index), _gather_spec(5, index))
+    out = axisops.gather(jnp.arange(15.0).reshape(3, 5), 1, jnp.asarray([[0, 4], [1, 2], [3, 3]]))
+    np.testing.assert_array_equal(np.asarray(out), [[0.0, 4.0], [6.0, 7.0], [13.0, 13.0]])

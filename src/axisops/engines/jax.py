@@ -11,7 +11,8 @@ this engine by the registry (:attr:`JaxEngine.host_type`, :meth:`JaxEngine.on_ho
 and to the kernels as an argument; the engine from the table, with no host
 engine, runs the ``lax`` operations everywhere.  Tracers run the operations as they
 are; concrete arrays run them jitted, once per request shape.  Concrete gather
-index values are checked here, with the library's error (``lax`` cannot raise);
+index values are checked here, with the library's error (``lax`` cannot raise): on the
+device they are on, only their extremes coming to the host (:func:`check_gather_index`);
 traced ones cannot be.  jax is imported when the operations first run.
 """
 
@@ -28,7 +29,7 @@ from ..requests import GatherSpec, KthSpec, PartitionSpec, QuantileSpec, SortSpe
 from ..rules.operations import check_index_values
 from .base import Engine
 
-__all__ = ["ENGINE", "JaxEngine"]
+__all__ = ["ENGINE", "JaxEngine", "check_gather_index"]
 
 
 def _is_tracer(x: Any) -> bool:
@@ -84,7 +85,7 @@ class JaxEngine(Engine):
 
     def gather(self, x: Any, index: Any, spec: GatherSpec) -> Any:
         if not _is_tracer(index):
-            check_index_values(np.asarray(index), spec)
+            check_gather_index(index, spec)
             return _run("gather", x, index, spec)
         return _kernel("gather")(x, index, spec)
 
@@ -101,6 +102,37 @@ class JaxEngine(Engine):
 
     def quantile(self, x: Any, spec: QuantileSpec, parts: bool = False) -> Any:
         return _run("quantile", x, spec, parts, self.host)
+
+
+def _on_cpu(a: Any) -> bool:
+    """Whether ``a`` is in the host's memory (a NumPy index, or a JAX array on the CPU)."""
+    devices = getattr(a, "devices", None)
+    return devices is None or all(device.platform == "cpu" for device in devices())
+
+
+@cache
+def _bounds() -> Any:
+    imported("jax")
+    import jax
+    import jax.numpy as jnp
+
+    return jax.jit(lambda a: (jnp.min(a), jnp.max(a)))
+
+
+def check_gather_index(index: Any, spec: GatherSpec, on_cpu: bool | None = None) -> None:
+    """Raise the library's error for a concrete JAX gather index with a value out of range.
+
+    An index on the CPU is read in place (``np.asarray`` copies nothing); on another device
+    its smallest and largest values are reduced there and only they come to the host, and
+    the whole index only when one is out of range (to name the first offender).
+    ``on_cpu``: where the index is (None: ask it)."""
+    if (_on_cpu(index) if on_cpu is None else on_cpu) or index.size == 0:
+        check_index_values(np.asarray(index), spec)
+        return
+    lo, hi = (int(v) for v in _bounds()(index))
+    if lo >= -spec.n and hi <= spec.n - 1:
+        return
+    check_index_values(np.asarray(index), spec)
 
 
 @cache
