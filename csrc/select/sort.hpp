@@ -1,8 +1,9 @@
 // Stable sort and argsort along an axis, by radix passes of 8-bit digits.
 //
-// Every element becomes one record: a key of up to 32 bits shares a 64-bit word with the
-// element's index (key << 32 | index), a 64-bit key travels as a (key, index) pair. When
-// only the values are wanted, the record is the key alone (`Bare`: a quarter of a pair's
+// Every element becomes one record: a key of up to 32 bits shares a 64-bit word with a
+// payload (key << 32 | payload), a 64-bit key travels as a (key, payload) pair; the payload
+// is the element's index (or, for bool values alone, whose keys lose the bits, the bits).
+// When only the values are wanted, the record is the key alone (`Bare`: a quarter of a pair's
 // bytes for float32, half for float64, moved by every pass), and the value comes back from
 // its key (`Key::bits`); the two keys that more than one bit pattern share, a float's zero
 // (-0.0 and +0.0) and its NaN, are written afterwards from the input itself, in index order
@@ -67,6 +68,8 @@ struct SortJob {
     const U* seq(int64_t q) const { return seqs.at<U>(q); }
     // Words (keys of at most 32 bits, indices below the tuning's words_max_n) or pairs.
     bool packed() const { return sizeof(U) <= 4 && seqs.n < tune.words_max_n; }
+    // The key alone: only the values are wanted and their bits come back from their keys.
+    bool bare() const { return !out_i && KeyT::invertible; }
 };
 
 
@@ -221,8 +224,8 @@ inline Parts sort_parts(const Tuning& t, int64_t n, int threads) {
     return Parts(n, (n + count - 1) / count);
 }
 
-// The first position p in [lo, hi) of sequence q's sorted values whose key is not below
-// `key` (`below`) or is above it.
+// The first position in [lo, hi) of a sequence's sorted values (its output row from `row`)
+// whose key is not below `key`, or, with `above`, is above it.
 template <class KeyT>
 inline int64_t bound(const SortJob<KeyT>& job, int64_t row, int64_t lo, int64_t hi,
                      typename KeyT::type key, bool above) {
@@ -251,25 +254,21 @@ void refill(const SortJob<KeyT>& job, const typename KeyT::type* src, int64_t ro
     // Most runs hold one bit pattern (zeros of one sign, NaN of one payload): then a count
     // (which vectorises) and a fill replace the search in index order.
     const int64_t step = job.out.step();
-    U first = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        if (KeyT::of(src[i * stride]) == key) {
-            first = src[i * stride];
-            break;
-        }
-    }
+    int64_t start = 0;  // the first element of that key: none before it can match `first`
+    while (start < n && KeyT::of(src[start * stride]) != key) ++start;
+    const U first = start < n ? src[start * stride] : U(0);
     int64_t same = 0;
     if (stride == 1) {
-        for (int64_t i = 0; i < n; ++i) same += src[i] == first;
+        for (int64_t i = start; i < n; ++i) same += src[i] == first;
     } else {
-        for (int64_t i = 0; i < n; ++i) same += src[i * stride] == first;
+        for (int64_t i = start; i < n; ++i) same += src[i * stride] == first;
     }
     if (same == hi - lo) {
         for (int64_t p = lo; p < hi; ++p) job.out_v[row + p * step] = first;
         return;
     }
     int64_t p = lo;
-    for (int64_t i = 0; i < n && p < hi; ++i) {
+    for (int64_t i = start; i < n && p < hi; ++i) {
         const U u = src[i * stride];
         if (KeyT::of(u) == key) job.out_v[row + (p++) * step] = u;
     }
@@ -373,26 +372,19 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
     }
 }
 
-// Records for sequences n long: the key alone when only the values are wanted and its bits
-// come back from it; else a word or a pair.
-template <class KeyT>
-bool bare(const SortJob<KeyT>& job) {
-    return !job.out_i && KeyT::invertible;
-}
-
 // Sequences q0 .. q1-1, each by one thread.
 template <class KeyT>
 void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
+    using U = typename KeyT::type;
     const int64_t n = job.seqs.n;
     LocalTrace trace(job.trace);
-    using U = typename KeyT::type;
-    if (bare(job)) {
+    if (job.bare()) {
         trace.mark(Path::sort_rows_bare);
         std::vector<sort_detail::Bare<U>> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
         for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), trace);
         return;
     }
-    if constexpr (sizeof(typename KeyT::type) <= 4) {
+    if constexpr (sizeof(U) <= 4) {
         if (job.packed()) {
             trace.mark(Path::sort_rows_words);
             std::vector<uint64_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
@@ -416,7 +408,7 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
     using U = typename KeyT::type;
     const int64_t n = job.seqs.n;
     LocalTrace trace(job.trace);
-    if (bare(job)) {
+    if (job.bare()) {
         // The values' own output row serves as the scratch when it is contiguous: it holds
         // exactly n keys, and each bucket writes its values only into its own part of it,
         // after its records there are sorted.
@@ -435,7 +427,7 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
     const size_t record = words ? sizeof(uint64_t) : sizeof(sort_detail::Pair);
     const bool borrow = words && job.out_i && job.out.step() == 1;
     Arena arena(size_t(n) * record * (borrow ? 1 : 2), job.tune.arena_keep_max, job.trace);
-    if constexpr (sizeof(typename KeyT::type) <= 4) {
+    if constexpr (sizeof(U) <= 4) {
         if (words) {
             uint64_t* a = static_cast<uint64_t*>(arena.data());
             uint64_t* b =
