@@ -20,7 +20,8 @@ namespace {
 
 const std::vector<const char*> relevant = {
     "parallel_min",  "task_min",          "tasks_per_thread",      "select_split_min",
-    "tile_max",      "words_max_n",       "sort_bucket_max", "sort_part_shift_min",   "sort_parts_per_thread",
+    "tile_max",      "words_max_n",       "sort_bucket_max",       "sort_map_bits",
+    "sort_msd_bits", "sort_lsd_bits",     "sort_part_shift_min",   "sort_parts_per_thread",
     "sort_parts_max", "row_cap_share",    "row_cap_min",           "arena_keep_max",
 };
 

@@ -36,7 +36,8 @@ SMALL = dict(
     select_split_min=256, tile_max=4096, select_part=128, select_chunk=64, kth_final=32,
     kth_sample_min=8, kth_sample_max=64, kth_count_max=16, kth_pivot_min=8,
     row_cap_share=4, row_cap_min=32, parted_cap_share=8, parted_cap_min=16, parted_block=96,
-    sort_bucket_max=64, sort_part_shift_min=4, sort_parts_per_thread=2, sort_parts_max=16,
+    sort_bucket_max=64, sort_map_bits=3, sort_msd_bits=2, sort_lsd_bits=3,
+    sort_part_shift_min=4, sort_parts_per_thread=2, sort_parts_max=16,
     gather_task_min=64, gather_block=32,
 )
 

@@ -88,7 +88,10 @@ namespace axisops {
     X(parted_max_n, int64_t(0xFFFFFFFF), 1, int64_t(0xFFFFFFFF))                    \
     X(select_bands_max, 4, 1, 4)                                                     \
     /* the sort (select/sort.hpp) */                                                \
-    X(sort_bucket_max, int64_t(1) << 17, 1, INT64_MAX)                              \
+    X(sort_bucket_max, int64_t(1) << 19, 1, INT64_MAX)                              \
+    X(sort_map_bits, 14, 1, 16)                                                     \
+    X(sort_msd_bits, 8, 1, 16)                                                      \
+    X(sort_lsd_bits, 12, 1, 16)                                                     \
     X(sort_part_shift_min, 15, 0, 62)                                               \
     X(sort_parts_per_thread, 4, 1, 1 << 20)                                         \
     X(sort_parts_max, 64, 1, 256)                                                   \

@@ -1,4 +1,4 @@
-// Stable sort and argsort along an axis, by radix passes of 8-bit digits.
+// Stable sort and argsort along an axis, by radix passes.
 //
 // Every element becomes one record: a key of up to 32 bits shares a 64-bit word with a
 // payload (key << 32 | payload), a 64-bit key travels as a (key, payload) pair; the payload
@@ -10,21 +10,27 @@
 // (`refill`: one more read of the input, only when the sequence holds them), so -0.0 and
 // NaN payloads survive in their stable places. Ascending sorts the keys, descending their
 // complements (largest first); every pass is stable, so equal keys keep index order in
-// both directions. The digits every key shares are skipped.
+// both directions. Only the span of bits that not every key shares is sorted on (`Span`,
+// from the keys' AND and OR).
 //
-// A sequence of at most sort_bucket_max elements (the tuning: records and scratch then
-// stay in the second-level cache or close to it; 2^17, not 2^15: a bucket of 10M float32
-// keys' first pass, 39K records, then takes its LSD passes at once rather than one more
-// MSD pass into 256 buckets of 150, each with its own counts; sort of (1, 10M), 2
-// threads, 71 -> 63 ms) is sorted by least-significant-digit passes, in the cache. A
-// longer one takes one most-significant-digit pass on its highest digit the keys do not
-// all share (by parts across the threads: each part's records in index order, the parts in
-// order, so the pass is stable), which leaves 256 buckets, each sorted the same way on its
-// lower digits (by LSD passes in the cache, or, still too long, another MSD pass); the
-// threads take the buckets in turn. Memory is read and written twice for the MSD pass and
-// once more for each bucket, instead of once per digit (an LSD sort of 10M float32 keys
-// made four passes over 160 MB of records; measured 2026-12-06 on this project's Zen 4
-// VM, one thread: 333 ms, against 70-90 ms in this form).
+// A sequence of at most sort_bucket_max elements is sorted by least-significant-digit
+// passes of up to sort_lsd_bits bits (`lsd`; 8 to 12, by its length), counted in one pass;
+// the last pass writes the output itself. A longer one is first spread into buckets by
+// its keys' top bits (by parts across the threads: each part's records in index order, the
+// parts in order, so the pass is stable): the first pass counts their top sort_map_bits
+// bits, and runs of consecutive values of them make buckets of about one length and at
+// most two LSD passes' bits (`bucket_map`), whatever the distribution. The threads then take
+// the buckets in turn; one still too long (one value of the top bits holds more) takes an
+// MSD pass on its own highest sort_msd_bits bits, and so on.
+//
+// What the time went to (float32 (1, 10M), one thread, this project's Zen 4 VM, perf and
+// microbenchmarks, 2026-12-07): every scatter pass costs about 1 ns a record, in the cache
+// or not, and a scatter into 2048 buckets three times one into 256; counting a digit whose
+// values crowd (a float's exponent) waits on the same count at every record; floats in
+// [0, 1) share their top two bits, so a radix digit on the top byte put half of them in one
+// bucket, which took one more pass. Hence the bucket map, two sets of counts (`lsd`), two
+// LSD passes of 12 bits instead of three of 8, and the output written by the last pass:
+// sort 91 -> 82 ms on one thread, 2 threads 58 -> 45 ms; argsort 102 -> 85 and 59 -> 43 ms.
 //
 // - rows: each sequence sorted by one thread, sequences in tasks;
 // - split: one long sequence sorted by all threads.
@@ -94,104 +100,275 @@ constexpr bool is_bare = false;
 template <class U>
 constexpr bool is_bare<Bare<U>> = true;
 
-inline int digit(uint64_t w, int d) { return int((w >> (32 + 8 * d)) & 0xFF); }
+inline uint64_t key_of(uint64_t w) { return w >> 32; }
+inline uint64_t key_of(const Pair& e) { return e.key; }
 template <class U>
-inline int digit(const Bare<U>& e, int d) { return int((uint64_t(e.key) >> (8 * d)) & 0xFF); }
+inline uint64_t key_of(const Bare<U>& e) { return uint64_t(e.key); }
 template <class U>
 inline uint64_t payload(const Bare<U>& e) { return uint64_t(e.key); }
 template <class U>
 inline void make(Bare<U>& e, uint64_t key, uint64_t) { e.key = U(key); }
-inline int digit(const Pair& e, int d) { return int((e.key >> (8 * d)) & 0xFF); }
 inline uint64_t payload(uint64_t w) { return w & LOW32; }
 inline uint64_t payload(const Pair& e) { return e.pay; }
 inline void make(uint64_t& w, uint64_t key, uint64_t pay) { w = (key << 32) | pay; }
 inline void make(Pair& e, uint64_t key, uint64_t pay) { e = Pair{key, pay}; }
 
-// The counts of one digit's 256 values.
-using Hist = std::array<int64_t, 256>;
-// The most digits a key has (64 bits).
-constexpr int MAX_DIGITS = 8;
+// The number of bits x needs (0 for 0).
+inline int bit_width(uint64_t x) {
+    int b = 0;
+    for (; x != 0; x >>= 1) ++b;
+    return b;
+}
 
-// hist[d] = the counts of digit d of r[0..m), for d < top.
+// Bits [lo, hi) of the keys: those that are not the same in every key (none: all equal).
+// The bits outside it order nothing, so no pass reads them.
+struct Span {
+    int lo = 0;
+    int hi = 0;
+    bool empty() const { return lo >= hi; }
+};
+
+// The span of keys whose AND is `all` and whose OR is `any`.
+inline Span span_of(uint64_t all, uint64_t any) {
+    const uint64_t differ = all ^ any;
+    Span s;
+    if (differ == 0) return s;
+    s.hi = bit_width(differ);
+    while (((differ >> s.lo) & 1) == 0) ++s.lo;
+    return s;
+}
+
+// The span of the keys of r[0..m).
 template <class E>
-void count_digits(const E* r, int64_t m, int top, Hist* hist) {
-    for (int d = 0; d < top; ++d) hist[d].fill(0);
+Span span_of(const E* r, int64_t m) {
+    uint64_t all = ~uint64_t(0), any = 0;
     for (int64_t i = 0; i < m; ++i) {
-        const E e = r[i];
-        for (int d = 0; d < top; ++d) ++hist[d][size_t(digit(e, d))];
+        const uint64_t k = key_of(r[i]);
+        all &= k;
+        any |= k;
     }
+    return span_of(all, any);
 }
 
-// Replaces counts by the positions before each value (from `at`); returns the total.
-inline int64_t positions(Hist& c, int64_t at) {
-    for (int64_t& x : c) {
-        const int64_t n = x;
-        x = at;
-        at += n;
-    }
-    return at;
+// The digits of an LSD sort of m records on span s: the fewest passes of equal widths, of
+// at most `most` bits and at most the bits of m (8 at least): a short sequence's counts
+// would cost more than the pass they save (rows of 1000 float32: three passes of 10 bits,
+// 11% faster than four of 8; buckets of 100K: two of 12 bits, 13% faster than three of 8).
+struct Digits {
+    int lo = 0;
+    int passes = 0;
+    int width = 0;
+};
+
+inline Digits lsd_digits(Span s, int64_t m, int64_t most) {
+    const int bits = s.hi - s.lo;
+    if (bits <= 0) return Digits{s.lo, 0, 0};
+    const int cap = int(std::min<int64_t>(most, std::max(8, bit_width(uint64_t(m)))));
+    const int passes = (bits + cap - 1) / cap;
+    return Digits{s.lo, passes, (bits + passes - 1) / passes};
 }
 
-// Records r[0..m) sorted by digits [0, top), stable, least significant first (hist: their
-// counts, overwritten); s is scratch of m records. Returns the sorted array (r or s).
-template <class E>
-E* lsd(E* r, E* s, int64_t m, int top, Hist* hist) {
+// The bits of one MSD pass over m records on span s: enough for buckets of about a 32nd
+// of the tuning's bucket_max, at most sort_msd_bits, at least one.
+inline int msd_bits(Span s, int64_t m, const Tuning& t) {
+    const int64_t target = std::max<int64_t>(1, t.sort_bucket_max >> 5);
+    const int64_t want = std::min<int64_t>(
+        {t.sort_msd_bits, int64_t(s.hi - s.lo), int64_t(bit_width(uint64_t((m - 1) / target)))});
+    return int(std::max<int64_t>(1, want));
+}
+
+// Where a sort's put writes, with respect to its records r and its scratch s: elsewhere, or
+// over the one (an output row that serves as the scratch: see sort_parted).
+enum class Out { apart, over_r, over_s };
+
+inline Out swapped(Out o) {
+    return o == Out::over_r ? Out::over_s : o == Out::over_s ? Out::over_r : Out::apart;
+}
+
+// Records r[0..m) (m < 2^32) sorted by digits g, stable, least significant first (s:
+// scratch of m records), each handed to put(offset + its position, record): the last pass
+// that moves records hands them over instead of storing them, so the sorted sequence is
+// never read once more.
+template <class E, class Put>
+void lsd(E* r, E* s, int64_t m, Digits g, int64_t offset, Out out, const Put& put) {
+    const int passes = g.passes, width = g.width, lo = g.lo;  // locals: the counts may alias g
+    const size_t size = size_t(1) << width;
+    const uint64_t mask = size - 1;
+    // Two sets of counts, for the even and the odd records: keys crowded on a few digit
+    // values (a float's exponent) would otherwise wait on the last increment of the same
+    // count at every record (sort of float32 (10000, 1000) 11% faster, though its rows are
+    // shorter than the counts).
+    const size_t all = size * size_t(passes);
+    thread_local std::vector<uint32_t> counts;  // kept from sequence to sequence
+    counts.assign(2 * all, 0);
+    uint32_t* const c = counts.data();
+    uint32_t* const odd = c + all;
+    for (int64_t i = 0; i + 1 < m; i += 2) {
+        uint64_t k0 = key_of(r[i]) >> lo, k1 = key_of(r[i + 1]) >> lo;
+        for (size_t at = 0; at != all; at += size, k0 >>= width, k1 >>= width) {
+            ++c[at + size_t(k0 & mask)];
+            ++odd[at + size_t(k1 & mask)];
+        }
+    }
+    if (m % 2 != 0) {
+        uint64_t k = key_of(r[m - 1]) >> lo;
+        for (size_t at = 0; at != all; at += size, k >>= width) ++c[at + size_t(k & mask)];
+    }
+    for (size_t v = 0; v < all; ++v) c[v] += odd[v];
+    // A digit every key shares takes no pass; the last one that does not hands over,
+    // unless put writes over the records it reads (it reads r when the passes are odd in
+    // number): then it stores them, and they go from there, each to its own place.
+    int last = -1, moving = 0;
+    for (int p = 0; p < passes; ++p)
+        if (c[size_t(p) * size + size_t((key_of(r[0]) >> (lo + p * width)) & mask)] !=
+            uint32_t(m)) {
+            last = p;
+            ++moving;
+        }
+    const bool reads_r = moving % 2 == 1;
+    if ((out == Out::over_r && reads_r) || (out == Out::over_s && !reads_r)) last = passes;
     E* src = r;
     E* dst = s;
-    for (int d = 0; d < top; ++d) {
-        Hist& c = hist[d];
-        if (c[size_t(digit(src[0], d))] == m) continue;  // every key shares this digit
-        positions(c, 0);
+    for (int p = 0; p < passes && p <= last; ++p) {
+        uint32_t* const cp = c + size_t(p) * size;
+        const int shift = lo + p * width;
+        if (cp[size_t((key_of(src[0]) >> shift) & mask)] == uint32_t(m)) continue;  // shared
+        uint32_t at = 0;
+        for (size_t v = 0; v < size; ++v) {
+            const uint32_t x = cp[v];
+            cp[v] = at;
+            at += x;
+        }
+        if (p == last) {
+            for (int64_t i = 0; i < m; ++i) {
+                const E e = src[i];
+                put(offset + int64_t(cp[size_t((key_of(e) >> shift) & mask)]++), e);
+            }
+            return;
+        }
         for (int64_t i = 0; i < m; ++i) {
             const E e = src[i];
-            dst[c[size_t(digit(e, d))]++] = e;
+            dst[cp[size_t((key_of(e) >> shift) & mask)]++] = e;
         }
         std::swap(src, dst);
     }
-    return src;
+    for (int64_t i = 0; i < m; ++i) put(offset + i, src[i]);
 }
 
-// Records r[0..m) to dst by digit d, stable, at the positions `at` (advanced).
+// Counts of the digit (key >> shift) & mask of r[0..m), added to c.
+template <class E, class C>
+void count_digit(const E* r, int64_t m, int shift, uint64_t mask, C* c) {
+    for (int64_t i = 0; i < m; ++i) ++c[size_t((key_of(r[i]) >> shift) & mask)];
+}
+
+// Records r[0..m) to dst by that digit, stable, at the positions `at` (advanced).
 template <class E>
-void scatter(const E* r, int64_t m, int d, int64_t* at, E* dst) {
+void scatter(const E* r, int64_t m, int shift, uint64_t mask, int64_t* at, E* dst) {
     for (int64_t i = 0; i < m; ++i) {
         const E e = r[i];
-        dst[at[digit(e, d)]++] = e;
+        dst[at[size_t((key_of(e) >> shift) & mask)]++] = e;
     }
 }
 
-// Sorts r[0..m) by digits [0, top), stable (s: scratch of m records), and hands the
-// sorted records to emit(records, offset, count), in pieces that are at positions offset
-// .. offset + count - 1 of the sorted order. Short enough, by LSD passes (in the cache);
-// else by an MSD pass on digit top - 1 and each bucket again.
-template <class E, class Emit>
-void sort_records(E* r, E* s, int64_t m, int top, int64_t offset, int64_t bucket_max,
-                  LocalTrace& trace, const Emit& emit) {
-    if (m == 0) return;
-    Hist hist[MAX_DIGITS];
-    if (m <= bucket_max || top <= 1) {
-        count_digits(r, m, top, hist);
-        emit(lsd(r, s, m, top, hist), offset, m);
+// The first pass of a long sequence counts its keys' top sort_map_bits bits (fewer for
+// narrower keys, or when the parts are so many that their counts would pass COUNTS_MAX).
+constexpr int64_t COUNTS_MAX = int64_t(1) << 22;
+
+// The buckets' length: a quarter of the tuning's bucket_max (records and scratch then stay
+// in the second-level cache or close to it), longer when that would make more than 512.
+inline int64_t bucket_target(const Tuning& t, int64_t n) {
+    return std::max<int64_t>({1, t.sort_bucket_max >> 2, n >> 9});
+}
+
+struct BucketMap {
+    std::vector<uint16_t> of;  // top-bits value -> bucket
+    size_t buckets = 0;
+};
+
+// Consecutive values of the top bits (those from bit `shift` up), counted by every part
+// (counts[p * size + v]), grouped into buckets: a bucket closes before the value that
+// would take it past `target` records (a value with more is a bucket of its own), or,
+// where keys of `bits` bits and fewer take two LSD passes, past keys of that many bits.
+inline BucketMap bucket_map(const std::vector<uint32_t>& counts, int64_t parts, size_t size,
+                            int64_t target, int shift, int bits) {
+    BucketMap map;
+    map.of.resize(size);
+    int64_t in = 0;
+    size_t first = 0;  // the bucket's first value that holds keys
+    for (size_t v = 0; v < size; ++v) {
+        int64_t count = 0;
+        for (int64_t p = 0; p < parts; ++p) count += counts[size_t(p) * size + v];
+        if (count > 0 && in > 0 &&
+            (in + count > target ||
+             (shift < bits && shift + bit_width(uint64_t(first ^ v)) > bits))) {
+            ++map.buckets;
+            in = 0;
+        }
+        if (count > 0 && in == 0) first = v;
+        map.of[v] = uint16_t(map.buckets);
+        in += count;
+    }
+    ++map.buckets;
+    return map;
+}
+
+// Records r[0..m) to dst by the bucket of their top bits, stable, at the positions `at`
+// (advanced).
+template <class E>
+void scatter_mapped(const E* r, int64_t m, int shift, uint64_t mask, const uint16_t* of,
+                    int64_t* at, E* dst) {
+    for (int64_t i = 0; i < m; ++i) {
+        const E e = r[i];
+        dst[at[of[size_t((key_of(e) >> shift) & mask)]]++] = e;
+    }
+}
+
+// Sorts r[0..m), whose keys differ in span sp only, stable (s: scratch of m records),
+// handing each record to put(offset + its position in the sorted order, record). Short
+// enough, by LSD passes (in the cache); else by an MSD pass on the span's highest bits and
+// each bucket again.
+template <class E, class Put>
+void sort_records(E* r, E* s, int64_t m, Span sp, int64_t offset, const Tuning& t,
+                  LocalTrace& trace, Out out, const Put& put) {
+    if (m <= t.sort_bucket_max && m <= int64_t(UINT32_MAX)) {
+        if (sp.empty() || m < 2) {
+            for (int64_t i = 0; i < m; ++i) put(offset + i, r[i]);
+            return;
+        }
+        lsd(r, s, m, lsd_digits(sp, m, t.sort_lsd_bits), offset, out, put);
         return;
     }
-    const int d = top - 1;
-    Hist& c = hist[0];
-    c.fill(0);
-    for (int64_t i = 0; i < m; ++i) ++c[size_t(digit(r[i], d))];
-    if (c[size_t(digit(r[0], d))] == m) {  // every key shares this digit
-        sort_records(r, s, m, d, offset, bucket_max, trace, emit);
+    if (sp.empty()) {
+        for (int64_t i = 0; i < m; ++i) put(offset + i, r[i]);
         return;
     }
     trace.mark(Path::sort_msd_nested);
-    int64_t start[257];
-    for (int v = 0; v < 256; ++v) start[v] = c[size_t(v)];
-    start[256] = positions(c, 0);
-    for (int v = 255; v >= 0; --v) start[v] = start[v + 1] - start[v];
-    scatter(r, m, d, c.data(), s);
-    for (int v = 0; v < 256; ++v) {
-        const int64_t at = start[v], len = start[v + 1] - at;
-        sort_records(s + at, r + at, len, d, offset + at, bucket_max, trace, emit);
+    const int bits = msd_bits(sp, m, t), shift = sp.hi - bits;
+    const size_t size = size_t(1) << bits;
+    std::vector<int64_t> start(size + 1, 0);
+    {
+        std::vector<int64_t> at(size, 0);
+        count_digit(r, m, shift, size - 1, at.data());
+        int64_t next = 0;
+        for (size_t v = 0; v < size; ++v) {
+            start[v] = next;
+            next += at[v];
+            at[v] = start[v];
+        }
+        start[size] = next;
+        scatter(r, m, shift, size - 1, at.data(), s);
     }
+    for (size_t v = 0; v < size; ++v) {
+        const int64_t at = start[v], len = start[v + 1] - at;
+        sort_records(s + at, r + at, len, span_of(s + at, len), offset + at, t, trace,
+                     swapped(out), put);
+    }
+}
+
+// The same, for records whose span is not known yet.
+template <class E, class Put>
+void sort_records(E* r, E* s, int64_t m, const Tuning& t, LocalTrace& trace, const Put& put) {
+    sort_records(r, s, m, span_of(r, m), 0, t, trace, Out::apart, put);
 }
 
 // Writes position p of sequence q's result from payload w: the element's bits when only
@@ -280,89 +457,111 @@ void refill(const SortJob<KeyT>& job, const typename KeyT::type* src, int64_t ro
 // scratch b[0..n) (b may be the indices' own output row: see sort_parted).
 template <class KeyT, class E>
 void sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                     E* b, LocalTrace& trace) {
+                     E* b, bool b_is_out, LocalTrace& trace) {
     using U = typename KeyT::type;
     using namespace sort_detail;
-    constexpr int width = int(sizeof(U));  // key digits
     const int64_t n = job.seqs.n, stride = job.seqs.stride;
     const U* src = job.seq(q);
     const int64_t row = job.out.row(q);
     const bool bits = !job.out_i;
     const int64_t chunk = job.tune.select_chunk;
-    const Parts parts = segment > 0  ? Parts(n, segment)
-                        : threads > 1 ? sort_parts(job.tune, n, threads)
-                                      : Parts(n, n);
-    // The records, and each part's counts of every digit (one part: a row of the rows
-    // strategy, counted on the stack; its counts are the totals).
-    std::array<Hist, width> one;
-    std::vector<std::array<Hist, width>> many(parts.count > 1 ? size_t(parts.count) : 0);
-    std::array<Hist, width>* first = parts.count > 1 ? many.data() : &one;
+    const Tuning& tune = job.tune;
+    Parts parts = segment > 0  ? Parts(n, segment)
+                  : threads > 1 ? sort_parts(tune, n, threads)
+                                : Parts(n, n);
+    if (parts.len > int64_t(UINT32_MAX)) parts = Parts(n, int64_t(UINT32_MAX));  // 32-bit counts
+    // Longer than a bucket: each part also counts its keys' top bits (a bucket map's source).
+    const bool split = n > tune.sort_bucket_max || n > int64_t(UINT32_MAX);
+    constexpr int key_bits = 8 * int(sizeof(U));
+    int top = int(std::min<int64_t>(key_bits, tune.sort_map_bits));
+    while (top > 1 && (parts.count << top) > COUNTS_MAX) --top;
+    const size_t size = split ? size_t(1) << top : 0;
+    std::vector<uint32_t> counts(size * size_t(parts.count), 0);
+    // The records, and each part's AND and OR of its keys.
+    std::vector<uint64_t> all(size_t(parts.count)), any(size_t(parts.count));
     parallel_for(parts.count, threads, [&](int64_t p) {
         thread_local std::vector<U> tile;  // kept from row to row
         if (tile.size() < size_t(chunk)) tile.resize(size_t(chunk));
-        std::array<Hist, width>& h = first[size_t(p)];
-        for (Hist& d : h) d.fill(0);
-        for (int64_t c = parts.begin(p); c < parts.end(p); c += chunk) {
-            const int64_t len = std::min(chunk, parts.end(p) - c);
-            fill_keys<KeyT>(src + c * stride, stride, len, job.flip, tile.data());
+        uint32_t* const c = counts.data() + size_t(p) * size;
+        U a_and = U(~U(0)), a_or = U(0);
+        for (int64_t from = parts.begin(p); from < parts.end(p); from += chunk) {
+            const int64_t len = std::min(chunk, parts.end(p) - from);
+            fill_keys<KeyT>(src + from * stride, stride, len, job.flip, tile.data());
             for (int64_t j = 0; j < len; ++j) {
                 const U key = tile[size_t(j)];
-                const int64_t i = c + j;
+                const int64_t i = from + j;
                 make(a[i], uint64_t(key), bits ? uint64_t(src[i * stride]) : uint64_t(i));
-                for (int d = 0; d < width; ++d) ++h[size_t(d)][size_t((key >> (8 * d)) & 0xFF)];
+                a_and = U(a_and & key);
+                a_or = U(a_or | key);
             }
+            if (split)
+                for (int64_t j = 0; j < len; ++j) ++c[size_t(tile[size_t(j)] >> (key_bits - top))];
         }
+        all[size_t(p)] = a_and;
+        any[size_t(p)] = a_or;
     });
-    Hist summed[MAX_DIGITS];
-    Hist* total = one.data();
-    if (parts.count > 1) {
-        total = summed;
-        for (int d = 0; d < width; ++d) {
-            total[d].fill(0);
-            for (const auto& h : many)
-                for (int v = 0; v < 256; ++v) total[d][size_t(v)] += h[size_t(d)][size_t(v)];
-        }
+    uint64_t keys_and = ~uint64_t(0), keys_or = 0;
+    for (int64_t p = 0; p < parts.count; ++p) {
+        keys_and &= all[size_t(p)];
+        keys_or |= any[size_t(p)];
     }
-    int top = width;  // digits to sort by: up to the highest the keys do not all share
-    while (top > 0 && total[top - 1][size_t(digit(a[0], top - 1))] == n) --top;
-    const auto emit = [&](const E* sorted, int64_t offset, int64_t count) {
-        for (int64_t j = 0; j < count; ++j)
-            put<KeyT, E>(job, src, row, offset + j, payload(sorted[j]));
+    const Span sp = span_of(keys_and, keys_or);
+    const auto put_one = [&](int64_t p, const E& e) {
+        put<KeyT, E>(job, src, row, p, payload(e));
     };
-    const int64_t bucket_max = job.tune.sort_bucket_max;
-    if (n <= bucket_max || top <= 1) {
-        emit(lsd(a, b, n, top, total), 0, n);
+    if (!split || sp.empty()) {
+        sort_records(a, b, n, sp, 0, tune, trace, b_is_out ? Out::over_s : Out::apart, put_one);
         return;
     }
-    // One MSD pass on digit top - 1 by parts (bucket by bucket, the parts in order) ...
+    // One MSD pass by parts (bucket by bucket, the parts in order) ...
     trace.mark(Path::sort_msd);
-    const int d = top - 1;
-    std::vector<Hist> at(static_cast<size_t>(parts.count));
-    int64_t start[257], next = 0;
-    for (int v = 0; v < 256; ++v) {
+    int shift = key_bits - top;
+    const int want = std::min(top, sp.hi - sp.lo);
+    if (sp.hi - std::max(shift, sp.lo) < want - 2) {  // the keys share most of the top bits
+        shift = std::max(sp.lo, sp.hi - top);
+        std::fill(counts.begin(), counts.end(), 0);
+        parallel_for(parts.count, threads, [&](int64_t p) {
+            count_digit(a + parts.begin(p), parts.end(p) - parts.begin(p), shift, size - 1,
+                        counts.data() + size_t(p) * size);
+        });
+    }
+    const BucketMap map = bucket_map(counts, parts.count, size, bucket_target(tune, n), shift,
+                                      int(2 * tune.sort_lsd_bits));
+    const size_t buckets = map.buckets;
+    std::vector<int64_t> at(buckets * size_t(parts.count), 0);  // each part's counts, then positions
+    for (int64_t p = 0; p < parts.count; ++p)
+        for (size_t v = 0; v < size; ++v)
+            at[size_t(p) * buckets + map.of[v]] += counts[size_t(p) * size + v];
+    std::vector<int64_t> start(buckets + 1);
+    int64_t next = 0;
+    for (size_t v = 0; v < buckets; ++v) {
         start[v] = next;
         for (int64_t p = 0; p < parts.count; ++p) {
-            at[size_t(p)][size_t(v)] = next;
-            next += first[size_t(p)][size_t(d)][size_t(v)];
+            int64_t& x = at[size_t(p) * buckets + v];
+            const int64_t count = x;
+            x = next;
+            next += count;
         }
     }
-    start[256] = next;
+    start[buckets] = next;
     parallel_for(parts.count, threads, [&](int64_t p) {
-        scatter(a + parts.begin(p), parts.end(p) - parts.begin(p), d, at[size_t(p)].data(), b);
+        scatter_mapped(a + parts.begin(p), parts.end(p) - parts.begin(p), shift, size - 1,
+                       map.of.data(), at.data() + size_t(p) * buckets, b);
     });
     // ... then the buckets, which the threads take in turn.
-    parallel_for(256, threads, [&](int64_t v) {
+    parallel_for(int64_t(buckets), threads, [&](int64_t v) {
         LocalTrace local(job.trace);
-        const int64_t from = start[v], len = start[v + 1] - from;
-        sort_records(b + from, a + from, len, d, from, bucket_max, local, emit);
+        const int64_t from = start[size_t(v)], len = start[size_t(v) + 1] - from;
+        sort_records(b + from, a + from, len, span_of(b + from, len), from, tune, local,
+                     b_is_out ? Out::over_r : Out::apart, put_one);
     });
 }
 
 template <class KeyT, class E>
 void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                   E* b, LocalTrace& trace) {
+                   E* b, bool b_is_out, LocalTrace& trace) {
     using U = typename KeyT::type;
-    sort_records_of(job, q, threads, segment, a, b, trace);
+    sort_records_of(job, q, threads, segment, a, b, b_is_out, trace);
     if constexpr (sort_detail::is_bare<E> && (KeyT::kind == Kind::Float ||
                                                KeyT::kind == Kind::BFloat)) {
         const U* src = job.seq(q);
@@ -381,7 +580,7 @@ void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
     if (job.bare()) {
         trace.mark(Path::sort_rows_bare);
         std::vector<sort_detail::Bare<U>> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), trace);
+        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), false, trace);
         return;
     }
     if constexpr (sizeof(U) <= 4) {
@@ -389,14 +588,14 @@ void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
             trace.mark(Path::sort_rows_words);
             std::vector<uint64_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
             for (int64_t q = q0; q < q1; ++q)
-                sort_sequence(job, q, 1, 0, a.data(), b.data(), trace);
+                sort_sequence(job, q, 1, 0, a.data(), b.data(), false, trace);
             return;
         }
     }
     {
         trace.mark(Path::sort_rows_pairs);
         std::vector<sort_detail::Pair> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), trace);
+        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), false, trace);
     }
 }
 
@@ -419,7 +618,7 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
                     job.trace);
         E* a = static_cast<E*>(arena.data());
         E* b = borrow ? reinterpret_cast<E*>(job.out_v + job.out.row(q)) : a + n;
-        sort_sequence(job, q, threads, segment, a, b, trace);
+        sort_sequence(job, q, threads, segment, a, b, borrow, trace);
         return;
     }
     const bool words = job.packed();
@@ -432,12 +631,12 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
             uint64_t* a = static_cast<uint64_t*>(arena.data());
             uint64_t* b =
                 borrow ? reinterpret_cast<uint64_t*>(job.out_i + job.out.row(q)) : a + n;
-            sort_sequence(job, q, threads, segment, a, b, trace);
+            sort_sequence(job, q, threads, segment, a, b, borrow, trace);
             return;
         }
     }
     auto* a = static_cast<sort_detail::Pair*>(arena.data());
-    sort_sequence(job, q, threads, segment, a, a + n, trace);
+    sort_sequence(job, q, threads, segment, a, a + n, false, trace);
 }
 
 }  // namespace AXISOPS_ISA_NS
