@@ -304,21 +304,23 @@ struct BestBySelection {
                     const std::vector<std::vector<uint32_t>>& li, const std::vector<int64_t>& lt,
                     int64_t below, uint64_t* order, LocalTrace& trace) const {
         using namespace sort_detail;
-        const auto put = [&](int64_t p, const auto& record) { order[p] = payload(record); };
+        const auto put = [order](const auto* records, int64_t offset, int64_t count) {
+            for (int64_t j = 0; j < count; ++j) order[offset + j] = payload(records[j]);
+        };
         if constexpr (sizeof(K) == 4) {
             std::vector<uint64_t> a(static_cast<size_t>(below)), b(static_cast<size_t>(below));
             int64_t at = 0;
             for (size_t p = 0; p < lt.size(); ++p)
                 for (int64_t j = 0; j < lt[p]; ++j)
                     make(a[size_t(at++)], uint64_t(lk[p][size_t(j)]), uint64_t(li[p][size_t(j)]));
-            sort_records(a.data(), b.data(), below, t, trace, put);
+            sort_records(a.data(), b.data(), below, t, trace, emit_of<uint64_t>(put));
         } else {
             std::vector<Pair> a(static_cast<size_t>(below)), b(static_cast<size_t>(below));
             int64_t at = 0;
             for (size_t p = 0; p < lt.size(); ++p)
                 for (int64_t j = 0; j < lt[p]; ++j)
                     make(a[size_t(at++)], uint64_t(lk[p][size_t(j)]), uint64_t(li[p][size_t(j)]));
-            sort_records(a.data(), b.data(), below, t, trace, put);
+            sort_records(a.data(), b.data(), below, t, trace, emit_of<Pair>(put));
         }
     }
 };

@@ -7,15 +7,16 @@
 // bytes for float32, half for float64, moved by every pass), and the value comes back from
 // its key (`Key::bits`); the two keys that more than one bit pattern share, a float's zero
 // (-0.0 and +0.0) and its NaN, are written afterwards from the input itself, in index order
-// (`refill`: one more read of the input, only when the sequence holds them), so -0.0 and
-// NaN payloads survive in their stable places. Ascending sorts the keys, descending their
+// (`refill`: one more read of the input, only when the sequence holds a value its key does
+// not give back: -0.0, or a NaN of another payload than the key's), so -0.0 and NaN
+// payloads survive in their stable places. Ascending sorts the keys, descending their
 // complements (largest first); every pass is stable, so equal keys keep index order in
 // both directions. Only the span of bits that not every key shares is sorted on (`Span`,
 // from the keys' AND and OR).
 //
 // A sequence of at most sort_bucket_max elements is sorted by least-significant-digit
-// passes of up to sort_lsd_bits bits (`lsd`; 8 to 12, by its length), counted in one pass;
-// the last pass writes the output itself. A longer one is first spread into buckets by
+// passes of up to sort_lsd_bits bits (`lsd`; as many as make the least work for its
+// length), counted in one pass. A longer one is first spread into buckets by
 // its keys' top bits (by parts across the threads: each part's records in index order, the
 // parts in order, so the pass is stable): the first pass counts their top sort_map_bits
 // bits, and runs of consecutive values of them make buckets of about one length and at
@@ -28,9 +29,10 @@
 // or not, and a scatter into 2048 buckets three times one into 256; counting a digit whose
 // values crowd (a float's exponent) waits on the same count at every record; floats in
 // [0, 1) share their top two bits, so a radix digit on the top byte put half of them in one
-// bucket, which took one more pass. Hence the bucket map, two sets of counts (`lsd`), two
-// LSD passes of 12 bits instead of three of 8, and the output written by the last pass:
-// sort 91 -> 82 ms on one thread, 2 threads 58 -> 45 ms; argsort 102 -> 85 and 59 -> 43 ms.
+// bucket, which took one more pass; a refill scanned the whole input for one zero. Hence
+// the bucket map, two sets of counts (`lsd`), two LSD passes of 12 bits instead of three
+// of 8, and the refill only where a value is not its key's bits: sort 92 -> 71 ms on one
+// thread, 2 threads 58 -> 34 ms; argsort 59 -> 43 ms.
 //
 // - rows: each sequence sorted by one thread, sequences in tasks;
 // - split: one long sequence sorted by all threads.
@@ -150,10 +152,11 @@ Span span_of(const E* r, int64_t m) {
     return span_of(all, any);
 }
 
-// The digits of an LSD sort of m records on span s: the fewest passes of equal widths, of
-// at most `most` bits and at most the bits of m (8 at least): a short sequence's counts
-// would cost more than the pass they save (rows of 1000 float32: three passes of 10 bits,
-// 11% faster than four of 8; buckets of 100K: two of 12 bits, 13% faster than three of 8).
+// The digits of an LSD sort of m records on span s: passes of equal widths of at most
+// `most` bits, as many as make the least work, counting a pass as 4 units a record and
+// one a count (counts are cleared, summed and turned into positions every pass): rows of
+// 1000 float32 then take three passes of 10 bits (11% faster than four of 8), of 1000
+// 64-bit keys eight of 8, buckets of 100K 32-bit keys two of 12 (13% faster than three of 8).
 struct Digits {
     int lo = 0;
     int passes = 0;
@@ -163,9 +166,18 @@ struct Digits {
 inline Digits lsd_digits(Span s, int64_t m, int64_t most) {
     const int bits = s.hi - s.lo;
     if (bits <= 0) return Digits{s.lo, 0, 0};
-    const int cap = int(std::min<int64_t>(most, std::max(8, bit_width(uint64_t(m)))));
-    const int passes = (bits + cap - 1) / cap;
-    return Digits{s.lo, passes, (bits + passes - 1) / passes};
+    Digits best{s.lo, 0, 0};
+    double least = 0;
+    for (int passes = int((bits + most - 1) / most); passes <= bits; ++passes) {
+        const int width = (bits + passes - 1) / passes;
+        const double work = double(passes) * (4.0 * double(m) + double(int64_t(1) << width));
+        if (best.passes == 0 || work < least) {
+            best = Digits{s.lo, passes, width};
+            least = work;
+        }
+        if (width <= 4) break;
+    }
+    return best;
 }
 
 // The bits of one MSD pass over m records on span s: enough for buckets of about a 32nd
@@ -177,31 +189,14 @@ inline int msd_bits(Span s, int64_t m, const Tuning& t) {
     return int(std::max<int64_t>(1, want));
 }
 
-// Where a sort's put writes, with respect to its records r and its scratch s: elsewhere, or
-// over the one (an output row that serves as the scratch: see sort_parted).
-enum class Out { apart, over_r, over_s };
-
-inline Out swapped(Out o) {
-    return o == Out::over_r ? Out::over_s : o == Out::over_s ? Out::over_r : Out::apart;
-}
-
-// Records r[0..m) (m < 2^32) sorted by digits g, stable, least significant first (s:
-// scratch of m records), each handed to put(offset + its position, record): the last pass
-// that moves records hands them over instead of storing them, so the sorted sequence is
-// never read once more.
-template <class E, class Put>
-void lsd(E* r, E* s, int64_t m, Digits g, int64_t offset, Out out, const Put& put) {
-    const int passes = g.passes, width = g.width, lo = g.lo;  // locals: the counts may alias g
-    const size_t size = size_t(1) << width;
+// Counts every digit of r[0..m) (digit p: `width` bits from bit lo + p * width, p <
+// passes) in two sets, c[p * size + v] for the even records and c[(passes + p) * size + v]
+// for the odd ones, then sums the second into the first.
+template <class E>
+void count_pairs(const E* r, int64_t m, int lo, int width, size_t size, int passes,
+                 uint32_t* c) {
     const uint64_t mask = size - 1;
-    // Two sets of counts, for the even and the odd records: keys crowded on a few digit
-    // values (a float's exponent) would otherwise wait on the last increment of the same
-    // count at every record (sort of float32 (10000, 1000) 11% faster, though its rows are
-    // shorter than the counts).
     const size_t all = size * size_t(passes);
-    thread_local std::vector<uint32_t> counts;  // kept from sequence to sequence
-    counts.assign(2 * all, 0);
-    uint32_t* const c = counts.data();
     uint32_t* const odd = c + all;
     for (int64_t i = 0; i + 1 < m; i += 2) {
         uint64_t k0 = key_of(r[i]) >> lo, k1 = key_of(r[i + 1]) >> lo;
@@ -215,21 +210,30 @@ void lsd(E* r, E* s, int64_t m, Digits g, int64_t offset, Out out, const Put& pu
         for (size_t at = 0; at != all; at += size, k >>= width) ++c[at + size_t(k & mask)];
     }
     for (size_t v = 0; v < all; ++v) c[v] += odd[v];
-    // A digit every key shares takes no pass; the last one that does not hands over,
-    // unless put writes over the records it reads (it reads r when the passes are odd in
-    // number): then it stores them, and they go from there, each to its own place.
-    int last = -1, moving = 0;
-    for (int p = 0; p < passes; ++p)
-        if (c[size_t(p) * size + size_t((key_of(r[0]) >> (lo + p * width)) & mask)] !=
-            uint32_t(m)) {
-            last = p;
-            ++moving;
-        }
-    const bool reads_r = moving % 2 == 1;
-    if ((out == Out::over_r && reads_r) || (out == Out::over_s && !reads_r)) last = passes;
+}
+
+// Records r[0..m) (m < 2^32) sorted by digits g, stable, least significant first (s:
+// scratch of m records). Returns the sorted array (r or s). (Writing the output from the
+// last pass instead made rows of 1000 10-20% slower: its stores land all over a row that
+// is not in the cache yet, where one more pass stores in order.)
+template <class E>
+E* lsd(E* r, E* s, int64_t m, Digits g) {
+    const int passes = g.passes, width = g.width, lo = g.lo;  // locals: the counts may alias g
+    const size_t size = size_t(1) << width;
+    const uint64_t mask = size - 1;
+    // Two sets of counts, for the even and the odd records: keys crowded on a few digit
+    // values (a float's exponent) would otherwise wait on the last increment of the same
+    // count at every record (sort of float32 (10000, 1000) 11% faster, though its rows are
+    // shorter than the counts).
+    const size_t all = size * size_t(passes);
+    thread_local std::vector<uint32_t> counts;  // kept from sequence to sequence
+    if (counts.size() < 2 * all) counts.resize(2 * all);
+    uint32_t* const c = counts.data();
+    std::memset(c, 0, 2 * all * sizeof(uint32_t));
+    count_pairs(r, m, lo, width, size, passes, c);
     E* src = r;
     E* dst = s;
-    for (int p = 0; p < passes && p <= last; ++p) {
+    for (int p = 0; p < passes; ++p) {
         uint32_t* const cp = c + size_t(p) * size;
         const int shift = lo + p * width;
         if (cp[size_t((key_of(src[0]) >> shift) & mask)] == uint32_t(m)) continue;  // shared
@@ -239,20 +243,13 @@ void lsd(E* r, E* s, int64_t m, Digits g, int64_t offset, Out out, const Put& pu
             cp[v] = at;
             at += x;
         }
-        if (p == last) {
-            for (int64_t i = 0; i < m; ++i) {
-                const E e = src[i];
-                put(offset + int64_t(cp[size_t((key_of(e) >> shift) & mask)]++), e);
-            }
-            return;
-        }
         for (int64_t i = 0; i < m; ++i) {
             const E e = src[i];
             dst[cp[size_t((key_of(e) >> shift) & mask)]++] = e;
         }
         std::swap(src, dst);
     }
-    for (int64_t i = 0; i < m; ++i) put(offset + i, src[i]);
+    return src;
 }
 
 // Counts of the digit (key >> shift) & mask of r[0..m), added to c.
@@ -285,12 +282,12 @@ struct BucketMap {
     size_t buckets = 0;
 };
 
-// Consecutive values of the top bits (those from bit `shift` up), counted by every part
-// (counts[p * size + v]), grouped into buckets: a bucket closes before the value that
-// would take it past `target` records (a value with more is a bucket of its own), or,
-// where keys of `bits` bits and fewer take two LSD passes, past keys of that many bits.
+// Consecutive values of the top bits, counted by every part (counts[p * size + v]),
+// grouped into buckets: a bucket closes before the value that would take it past `target`
+// records (a value with more is a bucket of its own), or past keys that differ in more
+// than `bits` bits, `below` of them under the top bits.
 inline BucketMap bucket_map(const std::vector<uint32_t>& counts, int64_t parts, size_t size,
-                            int64_t target, int shift, int bits) {
+                            int64_t target, int below, int bits) {
     BucketMap map;
     map.of.resize(size);
     int64_t in = 0;
@@ -299,8 +296,7 @@ inline BucketMap bucket_map(const std::vector<uint32_t>& counts, int64_t parts, 
         int64_t count = 0;
         for (int64_t p = 0; p < parts; ++p) count += counts[size_t(p) * size + v];
         if (count > 0 && in > 0 &&
-            (in + count > target ||
-             (shift < bits && shift + bit_width(uint64_t(first ^ v)) > bits))) {
+            (in + count > target || below + bit_width(uint64_t(first ^ v)) > bits)) {
             ++map.buckets;
             in = 0;
         }
@@ -310,6 +306,17 @@ inline BucketMap bucket_map(const std::vector<uint32_t>& counts, int64_t parts, 
     }
     ++map.buckets;
     return map;
+}
+
+// The most bits in which a bucket's keys may differ, when `below` bits under the top bits
+// do: as many as the fewest LSD passes that those need sort (none when none differ; one
+// pass of at least 8 bits: 16-bit keys then take 256 buckets sorted in the first-level
+// cache, not 32 in the second).
+inline int bucket_bits(int below, const Tuning& t) {
+    if (below <= 0) return 0;
+    const int64_t passes = (below + t.sort_lsd_bits - 1) / t.sort_lsd_bits;
+    if (passes == 1) return std::max(below, 8);
+    return int(passes * t.sort_lsd_bits);
 }
 
 // Records r[0..m) to dst by the bucket of their top bits, stable, at the positions `at`
@@ -323,23 +330,40 @@ void scatter_mapped(const E* r, int64_t m, int shift, uint64_t mask, const uint1
     }
 }
 
-// Sorts r[0..m), whose keys differ in span sp only, stable (s: scratch of m records),
-// handing each record to put(offset + its position in the sorted order, record). Short
-// enough, by LSD passes (in the cache); else by an MSD pass on the span's highest bits and
-// each bucket again.
-template <class E, class Put>
+// Where sorted records go: emit(records, offset, count) for records at positions offset ..
+// offset + count - 1 of the sorted order. Called once per run of records, not per record,
+// through a pointer, so that the passes compile once per record type, not once per key
+// type and output as well.
+template <class E>
+struct Emit {
+    const void* ctx;
+    void (*fn)(const void*, const E*, int64_t, int64_t);
+    void operator()(const E* r, int64_t offset, int64_t count) const {
+        fn(ctx, r, offset, count);
+    }
+};
+
+// The Emit that calls f(records, offset, count).
+template <class E, class F>
+Emit<E> emit_of(const F& f) {
+    return Emit<E>{&f, [](const void* ctx, const E* r, int64_t offset, int64_t count) {
+                       (*static_cast<const F*>(ctx))(r, offset, count);
+                   }};
+}
+
+// Sorts r[0..m), whose keys differ in span sp only, stable (s: scratch of m records), and
+// hands the sorted records to emit, with offset their first position. Short enough, by LSD
+// passes (in the cache); else by an MSD pass on the span's highest bits and each bucket
+// again.
+template <class E>
 void sort_records(E* r, E* s, int64_t m, Span sp, int64_t offset, const Tuning& t,
-                  LocalTrace& trace, Out out, const Put& put) {
-    if (m <= t.sort_bucket_max && m <= int64_t(UINT32_MAX)) {
-        if (sp.empty() || m < 2) {
-            for (int64_t i = 0; i < m; ++i) put(offset + i, r[i]);
-            return;
-        }
-        lsd(r, s, m, lsd_digits(sp, m, t.sort_lsd_bits), offset, out, put);
+                  LocalTrace& trace, const Emit<E>& emit) {
+    if (m < 2 || sp.empty()) {
+        if (m > 0) emit(r, offset, m);
         return;
     }
-    if (sp.empty()) {
-        for (int64_t i = 0; i < m; ++i) put(offset + i, r[i]);
+    if (m <= t.sort_bucket_max && m <= int64_t(UINT32_MAX)) {
+        emit(lsd(r, s, m, lsd_digits(sp, m, t.sort_lsd_bits)), offset, m);
         return;
     }
     trace.mark(Path::sort_msd_nested);
@@ -360,36 +384,108 @@ void sort_records(E* r, E* s, int64_t m, Span sp, int64_t offset, const Tuning& 
     }
     for (size_t v = 0; v < size; ++v) {
         const int64_t at = start[v], len = start[v + 1] - at;
-        sort_records(s + at, r + at, len, span_of(s + at, len), offset + at, t, trace,
-                     swapped(out), put);
+        sort_records(s + at, r + at, len, span_of(s + at, len), offset + at, t, trace, emit);
     }
 }
 
 // The same, for records whose span is not known yet.
-template <class E, class Put>
-void sort_records(E* r, E* s, int64_t m, const Tuning& t, LocalTrace& trace, const Put& put) {
-    sort_records(r, s, m, span_of(r, m), 0, t, trace, Out::apart, put);
+template <class E>
+void sort_records(E* r, E* s, int64_t m, const Tuning& t, LocalTrace& trace,
+                  const Emit<E>& emit) {
+    sort_records(r, s, m, span_of(r, m), 0, t, trace, emit);
 }
 
-// Writes position p of sequence q's result from payload w: the element's bits when only
-// the values are wanted, else its index.
-template <class KeyT, class E>
-inline void put(const SortJob<KeyT>& job, const typename KeyT::type* src, int64_t row,
-                int64_t p, uint64_t w) {
-    using U = typename KeyT::type;
-    const int64_t at = row + p * job.out.step();
-    if constexpr (is_bare<E>) {
-        job.out_v[at] = KeyT::bits(U(U(w) ^ job.flip));
-        return;
+// A long sequence's records a[0..n) on span sp, which its parts counted by the top `top`
+// bits of their `key_bits`-bit keys (counts[p * size + v]), sorted (b: scratch): into
+// buckets by the top bits (`bucket_map`), the parts in order, then bucket by bucket, the
+// threads taking them in turn.
+template <class E>
+void sort_split(E* a, E* b, int64_t n, Span sp, const Parts& parts,
+                std::vector<uint32_t>& counts, int top, int key_bits, int threads,
+                const Tuning& tune, Trace& job_trace, LocalTrace& trace,
+                const Emit<E>& emit) {
+    trace.mark(Path::sort_msd);
+    const size_t size = size_t(1) << top;
+    int shift = key_bits - top;
+    const int want = std::min(top, sp.hi - sp.lo);
+    if (sp.hi - std::max(shift, sp.lo) < want - 2) {  // the keys share most of the top bits
+        shift = std::max(sp.lo, sp.hi - top);
+        std::fill(counts.begin(), counts.end(), 0);
+        parallel_for(parts.count, threads, [&](int64_t p) {
+            count_digit(a + parts.begin(p), parts.end(p) - parts.begin(p), shift, size - 1,
+                        counts.data() + size_t(p) * size);
+        });
     }
-    if (!job.out_i) {
-        job.out_v[at] = U(w);
-        return;
+    const int below = std::max(0, shift - sp.lo);
+    const BucketMap map = bucket_map(counts, parts.count, size, bucket_target(tune, n), below,
+                                     bucket_bits(below, tune));
+    const size_t buckets = map.buckets;
+    // Each part's counts of each bucket, then the positions of its records there.
+    std::vector<int64_t> at(buckets * size_t(parts.count), 0);
+    for (int64_t p = 0; p < parts.count; ++p)
+        for (size_t v = 0; v < size; ++v)
+            at[size_t(p) * buckets + map.of[v]] += counts[size_t(p) * size + v];
+    std::vector<int64_t> start(buckets + 1);
+    int64_t next = 0;
+    for (size_t v = 0; v < buckets; ++v) {
+        start[v] = next;
+        for (int64_t p = 0; p < parts.count; ++p) {
+            int64_t& x = at[size_t(p) * buckets + v];
+            const int64_t count = x;
+            x = next;
+            next += count;
+        }
     }
-    const int64_t i = int64_t(w);
-    job.out_i[at] = i;
-    if (job.out_v) job.out_v[at] = src[i * job.seqs.stride];
+    start[buckets] = next;
+    parallel_for(parts.count, threads, [&](int64_t p) {
+        scatter_mapped(a + parts.begin(p), parts.end(p) - parts.begin(p), shift, size - 1,
+                       map.of.data(), at.data() + size_t(p) * buckets, b);
+    });
+    parallel_for(int64_t(buckets), threads, [&](int64_t v) {
+        LocalTrace local(job_trace);
+        const int64_t from = start[size_t(v)], len = start[size_t(v) + 1] - from;
+        sort_records(b + from, a + from, len, span_of(b + from, len), from, tune, local, emit);
+    });
 }
+
+// Writes position p of one sequence's result from record e: the element's bits when only
+// the values are wanted, else its index (and, with the values, the element). Holds copies
+// of what it needs: a loop over a local copy keeps them in registers across its stores,
+// which could otherwise overwrite them.
+template <class KeyT, class E>
+struct Writer {
+    using U = typename KeyT::type;
+    U* out_v;        // the sequence's values output row, or null
+    int64_t* out_i;  // its indices output row, or null
+    int64_t step;
+    U flip;
+    const U* src;
+    int64_t stride;
+
+    Writer(const SortJob<KeyT>& job, const U* src_, int64_t row)
+        : out_v(job.out_v ? job.out_v + row : nullptr),
+          out_i(job.out_i ? job.out_i + row : nullptr),
+          step(job.out.step()),
+          flip(job.flip),
+          src(src_),
+          stride(job.seqs.stride) {}
+
+    void operator()(int64_t p, const E& e) const {
+        const uint64_t w = payload(e);
+        const int64_t at = p * step;
+        if constexpr (is_bare<E>) {
+            out_v[at] = KeyT::bits(U(U(w) ^ flip));
+            return;
+        }
+        if (!out_i) {
+            out_v[at] = U(w);
+            return;
+        }
+        const int64_t i = int64_t(w);
+        out_i[at] = i;
+        if (out_v) out_v[at] = src[i * stride];
+    }
+};
 
 // Parts of a sequence of n elements for `threads` threads: about sort_parts_per_thread
 // each, at most sort_parts_max, each at least 2^sort_part_shift_min long.
@@ -453,11 +549,27 @@ void refill(const SortJob<KeyT>& job, const typename KeyT::type* src, int64_t ro
 
 }  // namespace sort_detail
 
+// Whether every value v[i * stride] (i < len) is the bits of its key keys[i] (flipped).
+template <class KeyT>
+bool same_bits(const typename KeyT::type* keys, const typename KeyT::type* v, int64_t stride,
+               int64_t len, typename KeyT::type flip) {
+    using U = typename KeyT::type;
+    U differ = 0;  // OR of the differences: branch-free, so the unit-stride loop vectorises
+    if (stride == 1) {
+        for (int64_t i = 0; i < len; ++i) differ |= U(KeyT::bits(U(keys[i] ^ flip)) ^ v[i]);
+    } else {
+        for (int64_t i = 0; i < len; ++i)
+            differ |= U(KeyT::bits(U(keys[i] ^ flip)) ^ v[i * stride]);
+    }
+    return differ == 0;
+}
+
 // Sorts sequence q of the job on up to `threads` threads, with records in a[0..n) and
-// scratch b[0..n) (b may be the indices' own output row: see sort_parted).
+// scratch b[0..n) (b may be an output row: see sort_parted). Returns whether the values
+// need a refill (`mixed`: a zero or NaN that its key's bits do not give back).
 template <class KeyT, class E>
-void sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                     E* b, bool b_is_out, LocalTrace& trace) {
+bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
+                     E* b, LocalTrace& trace) {
     using U = typename KeyT::type;
     using namespace sort_detail;
     const int64_t n = job.seqs.n, stride = job.seqs.stride;
@@ -474,11 +586,22 @@ void sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
     const bool split = n > tune.sort_bucket_max || n > int64_t(UINT32_MAX);
     constexpr int key_bits = 8 * int(sizeof(U));
     int top = int(std::min<int64_t>(key_bits, tune.sort_map_bits));
-    while (top > 1 && (parts.count << top) > COUNTS_MAX) --top;
+    while (top > 1 && parts.count > (COUNTS_MAX >> top)) --top;
     const size_t size = split ? size_t(1) << top : 0;
     std::vector<uint32_t> counts(size * size_t(parts.count), 0);
-    // The records, and each part's AND and OR of its keys.
-    std::vector<uint64_t> all(size_t(parts.count)), any(size_t(parts.count));
+    // The records, and each part's AND and OR of its keys; for values alone from their keys,
+    // whether it holds a zero or NaN that the key's bits do not give back (-0.0, a NaN of
+    // another payload), which a refill then writes.
+    constexpr bool shared_keys =
+        is_bare<E> && (KeyT::kind == Kind::Float || KeyT::kind == Kind::BFloat);
+    struct PartKeys {
+        uint64_t all = ~uint64_t(0);
+        uint64_t any = 0;
+        bool other = false;
+    };
+    PartKeys one;  // a row of the rows strategy allocates nothing here
+    std::vector<PartKeys> many(parts.count > 1 ? size_t(parts.count) : 0);
+    PartKeys* const keys = parts.count > 1 ? many.data() : &one;
     parallel_for(parts.count, threads, [&](int64_t p) {
         thread_local std::vector<U> tile;  // kept from row to row
         if (tile.size() < size_t(chunk)) tile.resize(size_t(chunk));
@@ -496,74 +619,44 @@ void sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
             }
             if (split)
                 for (int64_t j = 0; j < len; ++j) ++c[size_t(tile[size_t(j)] >> (key_bits - top))];
+            if constexpr (shared_keys) {
+                if (!same_bits<KeyT>(tile.data(), src + from * stride, stride, len, job.flip))
+                    keys[p].other = true;
+            }
         }
-        all[size_t(p)] = a_and;
-        any[size_t(p)] = a_or;
+        keys[p].all = a_and;
+        keys[p].any = a_or;
     });
+    bool mixed = false;
     uint64_t keys_and = ~uint64_t(0), keys_or = 0;
     for (int64_t p = 0; p < parts.count; ++p) {
-        keys_and &= all[size_t(p)];
-        keys_or |= any[size_t(p)];
+        keys_and &= keys[p].all;
+        keys_or |= keys[p].any;
+        mixed |= keys[p].other;
     }
     const Span sp = span_of(keys_and, keys_or);
-    const auto put_one = [&](int64_t p, const E& e) {
-        put<KeyT, E>(job, src, row, p, payload(e));
+    const Writer<KeyT, E> writer(job, src, row);
+    const auto put = [&writer](const E* r, int64_t offset, int64_t count) {
+        const Writer<KeyT, E> w = writer;
+        for (int64_t j = 0; j < count; ++j) w(offset + j, r[j]);
     };
+    const Emit<E> emit = emit_of<E>(put);
     if (!split || sp.empty()) {
-        sort_records(a, b, n, sp, 0, tune, trace, b_is_out ? Out::over_s : Out::apart, put_one);
-        return;
+        sort_records(a, b, n, sp, 0, tune, trace, emit);
+        return mixed;
     }
-    // One MSD pass by parts (bucket by bucket, the parts in order) ...
-    trace.mark(Path::sort_msd);
-    int shift = key_bits - top;
-    const int want = std::min(top, sp.hi - sp.lo);
-    if (sp.hi - std::max(shift, sp.lo) < want - 2) {  // the keys share most of the top bits
-        shift = std::max(sp.lo, sp.hi - top);
-        std::fill(counts.begin(), counts.end(), 0);
-        parallel_for(parts.count, threads, [&](int64_t p) {
-            count_digit(a + parts.begin(p), parts.end(p) - parts.begin(p), shift, size - 1,
-                        counts.data() + size_t(p) * size);
-        });
-    }
-    const BucketMap map = bucket_map(counts, parts.count, size, bucket_target(tune, n), shift,
-                                      int(2 * tune.sort_lsd_bits));
-    const size_t buckets = map.buckets;
-    std::vector<int64_t> at(buckets * size_t(parts.count), 0);  // each part's counts, then positions
-    for (int64_t p = 0; p < parts.count; ++p)
-        for (size_t v = 0; v < size; ++v)
-            at[size_t(p) * buckets + map.of[v]] += counts[size_t(p) * size + v];
-    std::vector<int64_t> start(buckets + 1);
-    int64_t next = 0;
-    for (size_t v = 0; v < buckets; ++v) {
-        start[v] = next;
-        for (int64_t p = 0; p < parts.count; ++p) {
-            int64_t& x = at[size_t(p) * buckets + v];
-            const int64_t count = x;
-            x = next;
-            next += count;
-        }
-    }
-    start[buckets] = next;
-    parallel_for(parts.count, threads, [&](int64_t p) {
-        scatter_mapped(a + parts.begin(p), parts.end(p) - parts.begin(p), shift, size - 1,
-                       map.of.data(), at.data() + size_t(p) * buckets, b);
-    });
-    // ... then the buckets, which the threads take in turn.
-    parallel_for(int64_t(buckets), threads, [&](int64_t v) {
-        LocalTrace local(job.trace);
-        const int64_t from = start[size_t(v)], len = start[size_t(v) + 1] - from;
-        sort_records(b + from, a + from, len, span_of(b + from, len), from, tune, local,
-                     b_is_out ? Out::over_r : Out::apart, put_one);
-    });
+    sort_split(a, b, n, sp, parts, counts, top, key_bits, threads, tune, job.trace, trace, emit);
+    return mixed;
 }
 
 template <class KeyT, class E>
 void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                   E* b, bool b_is_out, LocalTrace& trace) {
+                   E* b, LocalTrace& trace) {
     using U = typename KeyT::type;
-    sort_records_of(job, q, threads, segment, a, b, b_is_out, trace);
+    const bool mixed = sort_records_of(job, q, threads, segment, a, b, trace);
     if constexpr (sort_detail::is_bare<E> && (KeyT::kind == Kind::Float ||
                                                KeyT::kind == Kind::BFloat)) {
+        if (!mixed) return;  // every zero and NaN is its key's bits: the sort wrote them
         const U* src = job.seq(q);
         const int64_t row = job.out.row(q);
         sort_detail::refill(job, src, row, KeyT::of(U(0)));   // -0.0 and +0.0
@@ -579,23 +672,27 @@ void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
     LocalTrace trace(job.trace);
     if (job.bare()) {
         trace.mark(Path::sort_rows_bare);
-        std::vector<sort_detail::Bare<U>> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), false, trace);
+        std::unique_ptr<sort_detail::Bare<U>[]> a(new sort_detail::Bare<U>[size_t(n)]),
+            b(new sort_detail::Bare<U>[size_t(n)]);
+        for (int64_t q = q0; q < q1; ++q)
+            sort_sequence(job, q, 1, 0, a.get(), b.get(), trace);
         return;
     }
     if constexpr (sizeof(U) <= 4) {
         if (job.packed()) {
             trace.mark(Path::sort_rows_words);
-            std::vector<uint64_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+            std::unique_ptr<uint64_t[]> a(new uint64_t[size_t(n)]), b(new uint64_t[size_t(n)]);
             for (int64_t q = q0; q < q1; ++q)
-                sort_sequence(job, q, 1, 0, a.data(), b.data(), false, trace);
+                sort_sequence(job, q, 1, 0, a.get(), b.get(), trace);
             return;
         }
     }
     {
         trace.mark(Path::sort_rows_pairs);
-        std::vector<sort_detail::Pair> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-        for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.data(), b.data(), false, trace);
+        std::unique_ptr<sort_detail::Pair[]> a(new sort_detail::Pair[size_t(n)]),
+            b(new sort_detail::Pair[size_t(n)]);
+        for (int64_t q = q0; q < q1; ++q)
+            sort_sequence(job, q, 1, 0, a.get(), b.get(), trace);
     }
 }
 
@@ -618,7 +715,7 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
                     job.trace);
         E* a = static_cast<E*>(arena.data());
         E* b = borrow ? reinterpret_cast<E*>(job.out_v + job.out.row(q)) : a + n;
-        sort_sequence(job, q, threads, segment, a, b, borrow, trace);
+        sort_sequence(job, q, threads, segment, a, b, trace);
         return;
     }
     const bool words = job.packed();
@@ -631,12 +728,12 @@ void sort_parted(const SortJob<KeyT>& job, int64_t q, int64_t segment, int threa
             uint64_t* a = static_cast<uint64_t*>(arena.data());
             uint64_t* b =
                 borrow ? reinterpret_cast<uint64_t*>(job.out_i + job.out.row(q)) : a + n;
-            sort_sequence(job, q, threads, segment, a, b, borrow, trace);
+            sort_sequence(job, q, threads, segment, a, b, trace);
             return;
         }
     }
     auto* a = static_cast<sort_detail::Pair*>(arena.data());
-    sort_sequence(job, q, threads, segment, a, a + n, false, trace);
+    sort_sequence(job, q, threads, segment, a, a + n, trace);
 }
 
 }  // namespace AXISOPS_ISA_NS
