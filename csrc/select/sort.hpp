@@ -217,20 +217,23 @@ void count_pairs(const E* r, int64_t m, int lo, int width, size_t size, int pass
 // last pass instead made rows of 1000 10-20% slower: its stores land all over a row that
 // is not in the cache yet, where one more pass stores in order.)
 template <class E>
-E* lsd(E* r, E* s, int64_t m, Digits g) {
+E* lsd(E* r, E* s, int64_t m, Digits g, uint32_t* counted = nullptr) {
     const int passes = g.passes, width = g.width, lo = g.lo;  // locals: the counts may alias g
     const size_t size = size_t(1) << width;
     const uint64_t mask = size - 1;
     // Two sets of counts, for the even and the odd records: keys crowded on a few digit
     // values (a float's exponent) would otherwise wait on the last increment of the same
     // count at every record (sort of float32 (10000, 1000) 11% faster, though its rows are
-    // shorter than the counts).
-    const size_t all = size * size_t(passes);
-    thread_local std::vector<uint32_t> counts;  // kept from sequence to sequence
-    if (counts.size() < 2 * all) counts.resize(2 * all);
-    uint32_t* const c = counts.data();
-    std::memset(c, 0, 2 * all * sizeof(uint32_t));
-    count_pairs(r, m, lo, width, size, passes, c);
+    // shorter than the counts). `counted`: the caller's counts of these digits.
+    uint32_t* c = counted;
+    if (!c) {
+        const size_t all = size * size_t(passes);
+        thread_local std::vector<uint32_t> counts;  // kept from sequence to sequence
+        if (counts.size() < 2 * all) counts.resize(2 * all);
+        c = counts.data();
+        std::memset(c, 0, 2 * all * sizeof(uint32_t));
+        count_pairs(r, m, lo, width, size, passes, c);
+    }
     E* src = r;
     E* dst = s;
     for (int p = 0; p < passes; ++p) {
@@ -602,6 +605,17 @@ bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
     PartKeys one;  // a row of the rows strategy allocates nothing here
     std::vector<PartKeys> many(parts.count > 1 ? size_t(parts.count) : 0);
     PartKeys* const keys = parts.count > 1 ? many.data() : &one;
+    // A sequence sorted by LSD passes alone, in one part (a row), counts its keys' bytes as
+    // it makes its records, if the last such sequence of this thread took byte passes: a
+    // sequence does when its span takes no more bytes than the digits it would choose
+    // (normal floats, integers); else it counts its own digits (floats in [0, 1): three of
+    // 10 bits), and so do the thread's next sequences until one takes bytes again.
+    constexpr int key_bytes = int(sizeof(U));
+    thread_local std::array<uint32_t, 256 * sizeof(U)> bytes;
+    thread_local bool bytes_last = true;
+    const bool count_bytes = !split && parts.count == 1 && bytes_last;
+    uint32_t* const byte_counts = bytes.data();  // the thread-local's address, once
+    if (count_bytes) std::memset(byte_counts, 0, sizeof(bytes));
     parallel_for(parts.count, threads, [&](int64_t p) {
         thread_local std::vector<U> tile;  // kept from row to row
         if (tile.size() < size_t(chunk)) tile.resize(size_t(chunk));
@@ -619,6 +633,12 @@ bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
             }
             if (split)
                 for (int64_t j = 0; j < len; ++j) ++c[size_t(tile[size_t(j)] >> (key_bits - top))];
+            if (count_bytes)
+                for (int64_t j = 0; j < len; ++j) {
+                    const U key = tile[size_t(j)];
+                    for (int d = 0; d < key_bytes; ++d)
+                        ++byte_counts[size_t(d) * 256 + size_t((key >> (8 * d)) & 0xFF)];
+                }
             if constexpr (shared_keys) {
                 if (!same_bits<KeyT>(tile.data(), src + from * stride, stride, len, job.flip))
                     keys[p].other = true;
@@ -641,6 +661,15 @@ bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
         for (int64_t j = 0; j < count; ++j) w(offset + j, r[j]);
     };
     const Emit<E> emit = emit_of<E>(put);
+    if (!split && parts.count == 1 && !sp.empty() && n > 1) {
+        const Digits g = lsd_digits(sp, n, tune.sort_lsd_bits);
+        const int in_bytes = (sp.hi + 7) / 8 - sp.lo / 8;
+        bytes_last = in_bytes <= g.passes && tune.sort_lsd_bits >= 8;
+        if (bytes_last && count_bytes) {
+            emit(lsd(a, b, n, Digits{0, key_bytes, 8}, byte_counts), 0, n);
+            return mixed;
+        }
+    }
     if (!split || sp.empty()) {
         sort_records(a, b, n, sp, 0, tune, trace, emit);
         return mixed;
