@@ -31,8 +31,8 @@
 // [0, 1) share their top two bits, so a radix digit on the top byte put half of them in one
 // bucket, which took one more pass; a refill scanned the whole input for one zero. Hence
 // the bucket map, two sets of counts (`lsd`), two LSD passes of 12 bits instead of three
-// of 8, and the refill only where a value is not its key's bits: sort 92 -> 71 ms on one
-// thread, 2 threads 58 -> 34 ms; argsort 59 -> 43 ms.
+// of 8, and the refill only where a value is not its key's bits: sort 94 -> 61 ms on one
+// thread, 2 threads 56-60 -> 32-35 ms; argsort 59-63 -> 42-51 ms (docs/performance.md).
 //
 // - rows: each sequence sorted by one thread, sequences in tasks;
 // - split: one long sequence sorted by all threads.
