@@ -212,6 +212,16 @@ void count_pairs(const E* r, int64_t m, int lo, int width, size_t size, int pass
     for (size_t v = 0; v < all; ++v) c[v] += odd[v];
 }
 
+// Records r[0..m) to dst by the digit (key >> shift) & mask, stable, at the positions
+// `at` (advanced).
+template <class E, class C>
+void scatter(const E* r, int64_t m, int shift, uint64_t mask, C* at, E* dst) {
+    for (int64_t i = 0; i < m; ++i) {
+        const E e = r[i];
+        dst[at[size_t((key_of(e) >> shift) & mask)]++] = e;
+    }
+}
+
 // Records r[0..m) (m < 2^32) sorted by digits g, stable, least significant first (s:
 // scratch of m records). Returns the sorted array (r or s). (Writing the output from the
 // last pass instead made rows of 1000 10-20% slower: its stores land all over a row that
@@ -246,10 +256,7 @@ E* lsd(E* r, E* s, int64_t m, Digits g, uint32_t* counted = nullptr) {
             cp[v] = at;
             at += x;
         }
-        for (int64_t i = 0; i < m; ++i) {
-            const E e = src[i];
-            dst[cp[size_t((key_of(e) >> shift) & mask)]++] = e;
-        }
+        scatter(src, m, shift, mask, cp, dst);
         std::swap(src, dst);
     }
     return src;
@@ -259,15 +266,6 @@ E* lsd(E* r, E* s, int64_t m, Digits g, uint32_t* counted = nullptr) {
 template <class E, class C>
 void count_digit(const E* r, int64_t m, int shift, uint64_t mask, C* c) {
     for (int64_t i = 0; i < m; ++i) ++c[size_t((key_of(r[i]) >> shift) & mask)];
-}
-
-// Records r[0..m) to dst by that digit, stable, at the positions `at` (advanced).
-template <class E>
-void scatter(const E* r, int64_t m, int shift, uint64_t mask, int64_t* at, E* dst) {
-    for (int64_t i = 0; i < m; ++i) {
-        const E e = r[i];
-        dst[at[size_t((key_of(e) >> shift) & mask)]++] = e;
-    }
 }
 
 // The first pass of a long sequence counts its keys' top sort_map_bits bits (fewer for
