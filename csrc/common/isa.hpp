@@ -11,3 +11,9 @@
 #ifndef AXISOPS_ISA_NS
 #error "compile kernel sources with AXISOPS_ISA_NS=<level> (see CMakeLists.txt)"
 #endif
+
+// Whether this level is the lowest built (AXISOPS_BASE_NS). A build of one level alone (the
+// fuzzers') is its own lowest.
+#ifndef AXISOPS_LOWEST_LEVEL
+#define AXISOPS_LOWEST_LEVEL 1
+#endif

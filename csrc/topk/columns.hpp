@@ -197,13 +197,9 @@ public:
         for (int64_t r0 = 0; r0 < n; r0 += group_rows_) {
             const int64_t h = std::min(group_rows_, n - r0);
             const int64_t groups = group_maxima(base, stride, r0, h, width);
-            switch (slots_) {
-                case 8: insert_small<8>(base, stride, r0, h, groups, width); break;
-                case 16: insert_small<16>(base, stride, r0, h, groups, width); break;
-                case 32: insert_small<32>(base, stride, r0, h, groups, width); break;
-                default:
-                    if (k <= SORTED_K) insert_small<0>(base, stride, r0, h, groups, width);
-                    else insert_buffered(base, stride, r0, h, groups, width);
+            if (!insert_words(base, stride, r0, h, groups, width)) {
+                if (k <= SORTED_K) insert_small<0>(base, stride, r0, h, groups, width);
+                else insert_buffered(base, stride, r0, h, groups, width);
             }
         }
         if (slots_) unpack_words(width);
@@ -235,6 +231,21 @@ private:
     U key(U bits) const { return KeyT::of(bits, flip_); }
 
     static int slots_for(int64_t k) { return k <= 8 ? 8 : k <= 16 ? 16 : k <= SORTED_K ? 32 : 0; }
+
+    // One group's insertion by packed words, if the columns keep them (keys of 32 bits or
+    // fewer: 64-bit keys never do, and compile no word kernels).
+    bool insert_words(const U* base, int64_t stride, int64_t r0, int64_t h, int64_t groups,
+                      int64_t width) {
+        if constexpr (sizeof(U) <= 4) {
+            switch (slots_) {
+                case 8: insert_small<8>(base, stride, r0, h, groups, width); return true;
+                case 16: insert_small<16>(base, stride, r0, h, groups, width); return true;
+                case 32: insert_small<32>(base, stride, r0, h, groups, width); return true;
+                default: return false;
+            }
+        }
+        return false;
+    }
 
     // The packed columns' k best, sorted best first, to idx (and their counts to cnt).
     void unpack_words(int64_t width) {
