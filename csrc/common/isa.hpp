@@ -17,3 +17,11 @@
 #ifndef AXISOPS_LOWEST_LEVEL
 #define AXISOPS_LOWEST_LEVEL 1
 #endif
+
+// For a function inlined at several places where a call costs nothing beside its loop: one
+// copy of its code, not one per caller.
+#if defined(_MSC_VER)
+#define AXISOPS_NOINLINE __declspec(noinline)
+#else
+#define AXISOPS_NOINLINE __attribute__((noinline))
+#endif

@@ -86,11 +86,13 @@ inline int64_t panels(const Sequences& s, int64_t panel) {
 }
 
 // The vectorised passes over row slices: free functions, so that `__restrict` on their
-// parameters tells the compiler the rows and the maxima never overlap.
+// parameters tells the compiler the rows and the maxima never overlap. All but the four-row
+// pass (the walk's main loop) are called at several places, each call for a whole panel's
+// width: one copy of each (a wider level's top-k compiled 8% faster, 2026-12-07).
 
 // most[c] = max(most[c], key(row[c])) for c < width.
 template <class KeyT>
-inline void max_into(const typename KeyT::type* __restrict row, int64_t width,
+AXISOPS_NOINLINE void max_into(const typename KeyT::type* __restrict row, int64_t width,
                      typename KeyT::type flip, typename KeyT::type* __restrict most) {
     using U = typename KeyT::type;
     for (int64_t c = 0; c < width; ++c) {
@@ -120,19 +122,19 @@ inline void max4_into(const typename KeyT::type* __restrict a,
 
 // part[c] = key(row[c]) for c < width.
 template <class KeyT>
-inline void keys_into(const typename KeyT::type* __restrict row, int64_t width,
+AXISOPS_NOINLINE void keys_into(const typename KeyT::type* __restrict row, int64_t width,
                       typename KeyT::type flip, typename KeyT::type* __restrict part) {
     for (int64_t c = 0; c < width; ++c) part[c] = KeyT::of(row[c], flip);
 }
 
 // top[c] = max(top[c], part[c]) for c < width.
 template <class U>
-inline void max_of(const U* __restrict part, int64_t width, U* __restrict top) {
+AXISOPS_NOINLINE void max_of(const U* __restrict part, int64_t width, U* __restrict top) {
     for (int64_t c = 0; c < width; ++c) top[c] = top[c] > part[c] ? top[c] : part[c];
 }
 // least[c] = min(least[c], part[c]) for c < width.
 template <class U>
-inline void min_of(const U* __restrict part, int64_t width, U* __restrict least) {
+AXISOPS_NOINLINE void min_of(const U* __restrict part, int64_t width, U* __restrict least) {
     for (int64_t c = 0; c < width; ++c) least[c] = least[c] < part[c] ? least[c] : part[c];
 }
 

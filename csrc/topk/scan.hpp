@@ -44,12 +44,6 @@
 #include "common/pool.hpp"
 #include "topk/job.hpp"
 
-#if defined(_MSC_VER)
-#define AXISOPS_NOINLINE __declspec(noinline)
-#else
-#define AXISOPS_NOINLINE __attribute__((noinline))
-#endif
-
 namespace axisops {
 namespace AXISOPS_ISA_NS {
 namespace scan_detail {
