@@ -23,6 +23,7 @@ const std::vector<const char*> relevant = {
     "insert_small_n",    "insert_small_k",  "extract_max_n",      "extract_max_k",
     "extract_max_work",  "insert_chunk",    "radix_fraction",     "topk_split_min",
     "words_max_n",       "unit_segment",    "segment_bytes",      "scan_min_buffer",
+    "scan_fuse_bytes",
     "sample_min_segments", "sample_k",      "sample_max",         "band_rows",
     "band_min_k",        "band_share",      "hope_min_samples",   "column_rows",
     "column_panel",      "columns_min_inner", "column_split_min", "column_split_max_k",

@@ -29,7 +29,8 @@ ALL_PATHS = set(K.PATHS)
 SMALL = dict(
     parallel_min=64, task_min=8, tasks_per_thread=2,
     insert_chunk=256, topk_split_min=256, topk_select_min=256,
-    unit_segment=64, segment_bytes=128, scan_min_buffer=4, sample_min_segments=4,
+    unit_segment=64, segment_bytes=128, scan_min_buffer=4, scan_fuse_bytes=32,
+    sample_min_segments=4,
     sample_k=4, sample_max=8, band_rows=2, band_min_k=4, band_share=2, hope_min_samples=2,
     column_rows=8, column_panel=32, columns_min_inner=4, column_split_min=32,
     column_split_max_k=8, column_min_buffer=4, column_sample_factor=2, column_spread_share=2,

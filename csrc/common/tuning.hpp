@@ -50,6 +50,7 @@ namespace axisops {
     X(unit_segment, 32768, 1, int64_t(1) << 24)                                     \
     X(segment_bytes, 32768, 8, int64_t(1) << 27)                                    \
     X(scan_min_buffer, 64, 1, int64_t(1) << 20)                                     \
+    X(scan_fuse_bytes, 12288, 1, INT64_MAX)                                         \
     X(sample_min_segments, 16, 1, INT64_MAX)                                        \
     X(sample_k, 64, 1, INT64_MAX)                                                   \
     X(sample_max, 16, 2, 1 << 16)                                                   \

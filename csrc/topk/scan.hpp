@@ -55,6 +55,8 @@ constexpr int64_t BLOCK = 16;
 //   while scanned); unit_segment: elements per segment at unit stride, where block maxima
 //   come straight from the input (more blocks per segment give tighter bounds; measured
 //   best at 32K);
+// - scan_fuse_bytes: block maxima of at least this many bytes are taken ROW_FUSE rows at
+//   a time (see there);
 // - scan_min_buffer: the smallest candidate buffer (for tiny k, compacting every 2k
 //   candidates costs more than the few extra candidates a larger buffer holds);
 // - sample_min_segments: sequences of at least this many segments first take a bound from a
@@ -162,9 +164,16 @@ inline typename KeyT::type key_at(const typename KeyT::type* seg, int64_t j,
     else return seg[j];
 }
 
-// Rows fused per pass of the maxima: each block maximum is loaded and stored once per
-// ROW_FUSE rows instead of once a row (measured on this machine's AVX-512 Xeon, keys of
-// float32 in segments of 32K, one thread: 7-18 -> 14-24 GB/s; of float16 12-16 -> 21).
+// Rows fused per pass of the maxima where the block maxima take at least the tuning's
+// scan_fuse_bytes: each block maximum is then loaded and stored once per ROW_FUSE rows
+// instead of once a row. Fusing reads ROW_FUSE short streams at once, one a row apart; one
+// row at a time reads the segment as one stream, which the prefetchers follow better. On
+// this project's AMD EPYC Zen 4 VM (2026-12-07, AVX-512, 2 threads) fusing every segment
+// made float32 (1000, 10000) k=10 1.8 -> 2.4 ms, (1, 10M) k=10 0.95 -> 1.25, float16
+// (1000, 10000) k=10 1.2 -> 1.5, float64 (1000, 10000) k=10 2.7-3.0 -> 3.6; only where the
+// maxima are 16 KiB (64-bit keys in segments of 32K) does it pay: float64 (1, 10M) k=10
+// 2.4-2.7 -> 2.2-2.5 ms, int64 k=100 2.4-2.6 -> 1.9-2.2. (On an AVX-512 Xeon, fusing every
+// segment took float32 from 7-18 to 14-24 GB/s on one thread; not measured again.)
 constexpr int64_t ROW_FUSE = 4;
 
 // The largest key of each block j in rows r .. r+ROW_FUSE-1 of `seg` (rows of `blocks`
@@ -192,9 +201,10 @@ inline void fused_rows(const typename KeyT::type* seg, int64_t r, int64_t blocks
 // in a band of that row alone gets the least key).
 template <class KeyT, bool Unit>
 inline void rows_max(const typename KeyT::type* seg, int64_t r0, int64_t r1, int64_t blocks,
-                     int64_t m, typename KeyT::type flip, typename KeyT::type* __restrict head) {
+                     int64_t m, typename KeyT::type flip, typename KeyT::type* __restrict head,
+                     bool fuse) {
     using U = typename KeyT::type;
-    const int64_t full = std::min(r1, m / blocks);  // rows inside the segment
+    const int64_t full = fuse ? std::min(r1, m / blocks) : 0;  // rows inside the segment
     int64_t r = r0;
     if (r + ROW_FUSE <= full) {
         fused_rows<KeyT, Unit, false>(seg, r, blocks, flip, head);
@@ -430,7 +440,7 @@ public:
             int64_t band_rows = 0)
         : n_(n), stride_(stride), k_(k), seg_(std::max<int64_t>(1, std::min(seg, n))),
           flip_(flip), unit_(stride == 1), band_share_(t.band_share),
-          hope_min_samples_(t.hope_min_samples) {
+          hope_min_samples_(t.hope_min_samples), fuse_bytes_(t.scan_fuse_bytes) {
         parts_ = (n_ + seg_ - 1) / seg_;
         step_ = (n_ + parts_ - 1) / parts_;  // equal segments, none of them a short tail
         ns_ = samples(t, n_, seg_, k_);
@@ -498,6 +508,7 @@ private:
         const Layout L = block_layout(m);
         const int64_t blocks = L.blocks;
         const int64_t nb = band_count(L.rows, band_rows);
+        const bool fuse = blocks * int64_t(sizeof(U)) >= fuse_bytes_;
         const U* seg = nullptr;
         if (unit_) {
             seg = src_ + s0;
@@ -508,8 +519,8 @@ private:
         for (int64_t g = 0; g < nb; ++g) {
             U* head = nb == 1 ? bmax : bands_.data() + g * blocks;
             const int64_t r0 = g * band_rows, r1 = std::min(L.rows, (g + 1) * band_rows);
-            if (unit_) rows_max<KeyT, true>(seg, r0, r1, blocks, m, flip_, head);
-            else rows_max<KeyT, false>(seg, r0, r1, blocks, m, flip_, head);
+            if (unit_) rows_max<KeyT, true>(seg, r0, r1, blocks, m, flip_, head, fuse);
+            else rows_max<KeyT, false>(seg, r0, r1, blocks, m, flip_, head, fuse);
         }
         if (nb > 1) fold_bands(bands_.data(), blocks, nb, bmax);
         return L;
@@ -667,7 +678,7 @@ private:
     const int64_t n_, stride_, k_, seg_;
     const U flip_;
     const bool unit_;
-    const int64_t band_share_, hope_min_samples_;
+    const int64_t band_share_, hope_min_samples_, fuse_bytes_;
     bool words_ok_ = false;
     int64_t parts_ = 0, step_ = 0, ns_ = 0, band_rows_ = 0, cap_ = 0;
     const U* src_ = nullptr;
