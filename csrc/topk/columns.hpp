@@ -93,7 +93,7 @@ inline int64_t panels(const Sequences& s, int64_t panel) {
 // most[c] = max(most[c], key(row[c])) for c < width.
 template <class KeyT>
 AXISOPS_NOINLINE void max_into(const typename KeyT::type* __restrict row, int64_t width,
-                     typename KeyT::type flip, typename KeyT::type* __restrict most) {
+                               typename KeyT::type flip, typename KeyT::type* __restrict most) {
     using U = typename KeyT::type;
     for (int64_t c = 0; c < width; ++c) {
         const U v = KeyT::of(row[c], flip);
@@ -123,7 +123,7 @@ inline void max4_into(const typename KeyT::type* __restrict a,
 // part[c] = key(row[c]) for c < width.
 template <class KeyT>
 AXISOPS_NOINLINE void keys_into(const typename KeyT::type* __restrict row, int64_t width,
-                      typename KeyT::type flip, typename KeyT::type* __restrict part) {
+                                typename KeyT::type flip, typename KeyT::type* __restrict part) {
     for (int64_t c = 0; c < width; ++c) part[c] = KeyT::of(row[c], flip);
 }
 
