@@ -127,10 +127,12 @@ void topk(const TopKRequest& req) {
         using KeyT = decltype(key);
         using U = typename KeyT::type;
         if constexpr (COMPILES_BOOL_KEYS || KeyT::kind != Kind::Bool) {
-            const TopKJob<KeyT> job{seqs,       req.k,       U((req.largest ? U(0) : U(~U(0))) ^ sign),
-                                    req.sorted, req.threads, req.segment,
-                                    static_cast<U*>(req.values), IndexOut{req.indices, req.indices32},
-                                    req.tune,   trace};
+            const U flip = U((req.largest ? U(0) : U(~U(0))) ^ sign);
+            const TopKJob<KeyT> job{seqs,        req.k,       flip,
+                                    req.sorted,  req.threads, req.segment,
+                                    static_cast<U*>(req.values),
+                                    IndexOut{req.indices, req.indices32},
+                                    req.tune,    trace};
             run(strategy, job);
         }
     });

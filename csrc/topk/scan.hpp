@@ -171,9 +171,10 @@ inline typename KeyT::type key_at(const typename KeyT::type* seg, int64_t j,
 // this project's AMD EPYC Zen 4 VM (2026-12-07, AVX-512, 2 threads) fusing every segment
 // made float32 (1000, 10000) k=10 1.8 -> 2.4 ms, (1, 10M) k=10 0.95 -> 1.25, float16
 // (1000, 10000) k=10 1.2 -> 1.5, float64 (1000, 10000) k=10 2.7-3.0 -> 3.6; only where the
-// maxima are nearly 16 KiB (64-bit keys in segments of about 32K) does it pay: float64 (1, 10M) k=10
-// 2.4-2.7 -> 2.2-2.5 ms, int64 k=100 2.4-2.6 -> 1.9-2.2. (On an AVX-512 Xeon, fusing every
-// segment took float32 from 7-18 to 14-24 GB/s on one thread; not measured again.)
+// maxima are nearly 16 KiB (64-bit keys in segments of about 32K) does it pay: float64
+// (1, 10M) k=10 2.4-2.7 -> 2.2-2.5 ms, int64 k=100 2.4-2.6 -> 1.9-2.2. (On an AVX-512 Xeon,
+// fusing every segment took float32 from 7-18 to 14-24 GB/s on one thread; not measured
+// again.)
 constexpr int64_t ROW_FUSE = 4;
 
 // The largest key of each block j in rows r .. r+ROW_FUSE-1 of `seg` (rows of `blocks`
