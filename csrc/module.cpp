@@ -403,6 +403,15 @@ NB_MODULE(_kernels, m) {
     m.def("built_levels", &built_levels, "The instruction-set levels built in, lowest first.");
     m.def("level", []() { return std::string(kernels().level); },
           "The instruction-set level in use.");
+    m.def("sort_networks",
+          []() {
+              std::vector<int> bits;
+              if (kernels().sort_network32) bits.push_back(32);
+              if (kernels().sort_network64) bits.push_back(64);
+              return bits;
+          },
+          "The record widths (32, 64) whose short rows the level in use sorts by a sorting "
+          "network (select/network.hpp).");
     m.def("_use_level", &use_level, nb::arg("level"),
           "Uses `level` from now on; returns the level in use before (test hook).");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");

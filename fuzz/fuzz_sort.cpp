@@ -23,6 +23,7 @@ const std::vector<const char*> relevant = {
     "tile_max",      "words_max_n",       "sort_bucket_max",       "sort_map_bits",
     "sort_msd_bits", "sort_lsd_bits",     "sort_part_shift_min",   "sort_parts_per_thread",
     "sort_parts_max", "row_cap_share",    "row_cap_min",           "arena_keep_max",
+    "sort_network_max", "sort_network_max64", "sort_network_fill64",
 };
 
 const char* const strategies[] = {"rows", "split"};

@@ -39,6 +39,7 @@ SMALL = dict(
     row_cap_share=4, row_cap_min=32, parted_cap_share=8, parted_cap_min=16, parted_block=96,
     sort_bucket_max=64, sort_map_bits=3, sort_msd_bits=2, sort_lsd_bits=3,
     sort_part_shift_min=4, sort_parts_per_thread=2, sort_parts_max=16,
+    sort_network_max=32, sort_network_max64=32,
     gather_task_min=64, gather_block=32,
 )
 
@@ -209,7 +210,8 @@ def test_topk_hoped_bound_rescans(small):
 def test_sort_reaches_every_path(small, threads):
     paths: set[str] = set()
     for dtype in DTYPES:
-        for shape, axis in (((40, 50), 1), ((1, 700), 1), ((700, 3), 0)):
+        for shape, axis in (((40, 50), 1), ((1, 700), 1), ((700, 3), 0), ((30, 21), 1),
+                            ((21, 4), 0)):
             for kind in ("random", "few", "special"):
                 x = _data(dtype, shape, kind)
                 for descending in (False, True):
@@ -231,7 +233,10 @@ def test_sort_reaches_every_path(small, threads):
         for strategy in ("rows", "split"):
             (_, i), _ = _run(paths, cpu.sort, x, 1, strategy=strategy)
             np.testing.assert_array_equal(i, axisops.argsort(x, backend="numpy"))
-    assert {p for p in ALL_PATHS if p.startswith("sort_")} <= paths
+    want = {p for p in ALL_PATHS if p.startswith("sort_")}
+    if not _core.kernels.sort_networks():  # a level without networks (the baseline)
+        want.discard("sort_rows_network")
+    assert want <= paths, sorted(want - paths)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
@@ -245,22 +250,25 @@ def test_values_sort_puts_zeros_and_nan_back_in_index_order(small, dtype):
     payloads = np.array([quiet, quiet | 1, quiet ^ np.array(1, raw) << (8 * dt.itemsize - 1)],
                         raw).view(dt)
     rng = np.random.default_rng(5)
-    n = 700
     pools = {"one pattern": np.array([0.0, 1.5, -2.0, np.nan], dt),
              "mixed": np.concatenate([np.array([0.0, -0.0, 1.5, -2.0], dt), payloads])}
+    networked = 8 * dt.itemsize in _core.kernels.sort_networks()
     for name, pool in pools.items():
-        x = pool[rng.integers(0, len(pool), (n, 3))]
-        for axis, shape in ((0, (n, 3)), (1, (3, n))):
-            data = x if axis == 0 else np.ascontiguousarray(x.T)
-            assert data.shape == shape
-            for descending in (False, True):
-                for strategy in ("rows", "split"):
-                    paths: set[str] = set()
-                    (v, _), taken = _run(paths, cpu.sort, data, axis, descending, True, False,
-                                         strategy=strategy)
-                    assert f"sort_{strategy}_bare" in taken, (name, taken)
-                    want = axisops.sort(data, axis, descending=descending, backend="numpy")
-                    assert_same_bits(v, want)
+        for n in (700, 24):  # radix passes; the sorting network under SMALL (rows <= 32)
+            x = pool[rng.integers(0, len(pool), (n, 3))]
+            for axis, shape in ((0, (n, 3)), (1, (3, n))):
+                data = x if axis == 0 else np.ascontiguousarray(x.T)
+                assert data.shape == shape
+                for descending in (False, True):
+                    for strategy in ("rows", "split"):
+                        paths: set[str] = set()
+                        (v, _), taken = _run(paths, cpu.sort, data, axis, descending, True, False,
+                                             strategy=strategy)
+                        path = ("sort_rows_network" if strategy == "rows" and n == 24 and networked
+                                else f"sort_{strategy}_bare")
+                        assert path in taken, (name, taken)
+                        want = axisops.sort(data, axis, descending=descending, backend="numpy")
+                        assert_same_bits(v, want)
 
 
 # ---- kthvalue and partition ---------------------------------------------------------

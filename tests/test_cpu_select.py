@@ -124,6 +124,60 @@ def test_sort_bool_keeps_its_bytes():
             assert v.view(np.uint8).tolist() == want.view(np.uint8).tolist()
 
 
+#: Row lengths around the network's powers of two and its limits (csrc/select/sort.hpp's
+#: network_for: 32-bit records up to 4096, 64-bit up to 2048 filling 5/8 of the padding).
+NETWORK_LENGTHS = (*range(2, 40), 63, 64, 65, 127, 128, 129, 160, 161, 255, 256, 257, 1000,
+                   1023, 1024, 1025, 1281, 2047, 2048, 2049, 4095, 4096, 4097)
+
+
+def _network_expected(dtype: np.dtype, n: int, values_only: bool) -> bool:
+    """Whether the level in use sorts rows of n elements of dtype by the sorting network:
+    a values sort of a 32- or 64-bit key sorts keys alone, an argsort of a key of up to
+    32 bits sorts key-and-index words (64 bits), wider keys with an index never."""
+    if (dtype.itemsize < 4) if values_only else (dtype.itemsize == 8):
+        return False
+    bits = 8 * dtype.itemsize if values_only else 64
+    if bits not in _core.kernels.sort_networks():
+        return False
+    if bits == 32:
+        return n <= 4096
+    padded = max(16, 1 << (n - 1).bit_length())
+    return n <= 2048 and 8 * n >= 5 * padded
+
+
+@pytest.mark.parametrize("dtype", [*WIDE, np.dtype("float16"), np.dtype("uint8")], ids=str)
+def test_sort_rows_by_the_network_at_every_level(dtype):
+    """Rows short enough for the sorting network (one per level: 16 lanes of 32 bits at
+    avx512, 8 at avx2, none at the baseline) give the oracle's bits in both directions,
+    values alone and with indices, at every row length around the network's padding, and
+    take the network exactly where the rule says."""
+    for level in _core.available_levels():
+        with _core.level(level):
+            for n in NETWORK_LENGTHS:
+                x = _data(dtype, (3, n), seed=n)
+                for descending in (False, True):
+                    want_v, want_i = ref.sort(x, 1, descending)
+                    for values, indices in ((True, False), (False, True), (True, True)):
+                        with _core.paths_taken() as taken:
+                            v, i = cpu.sort(x, 1, descending, values, indices,
+                                            strategy="rows")
+                        expected = _network_expected(dtype, n, not indices)
+                        assert ("sort_rows_network" in taken) == expected, (level, n, taken)
+                        if values:
+                            assert_same_bits(v, want_v)
+                        if indices:
+                            np.testing.assert_array_equal(i, want_i)
+
+
+def test_sort_network_levels():
+    """The levels whose vectors hold 8 or more 32-bit keys have the 32-bit network; only
+    avx512 the 64-bit one (where each beats the radix passes); the baseline has none."""
+    want = {"baseline": [], "avx2": [32], "avx512": [32, 64]}
+    for level in _core.available_levels():
+        with _core.level(level):
+            assert _core.kernels.sort_networks() == want.get(level, []), level
+
+
 def test_sort_one_long_row_by_parts(threads):
     x = _data("float32", (1, 300_000), seed=9, width=6)
     want_v, want_i = ref.sort(x, -1)

@@ -27,6 +27,10 @@ struct Kernels {
     void (*partition)(const PartitionRequest&);
     std::string (*partition_strategy)(const PartitionRequest&);
     int64_t (*gather)(const GatherRequest&);
+    // The sorting network of the level's vectors (select/network.hpp), sorting a row of a
+    // power of two records of 32 or 64 bits in place; null where it does not pay.
+    void (*sort_network32)(unsigned char*, size_t);
+    void (*sort_network64)(unsigned char*, size_t);
 };
 
 // The levels built into this module, lowest first.

@@ -96,6 +96,9 @@ namespace axisops {
     X(sort_part_shift_min, 15, 0, 62)                                               \
     X(sort_parts_per_thread, 4, 1, 1 << 20)                                         \
     X(sort_parts_max, 64, 1, 256)                                                   \
+    X(sort_network_max, 4096, 0, int64_t(1) << 20)                                  \
+    X(sort_network_max64, 2048, 0, int64_t(1) << 20)                                \
+    X(sort_network_fill64, 5, 0, 8)                                                 \
     /* gather (gather/) */                                                          \
     X(gather_task_min, int64_t(1) << 15, 1, INT64_MAX)                              \
     X(gather_tasks_per_thread, 4, 1, 1 << 20)                                       \
@@ -129,7 +132,7 @@ Tuning tuning_from(const std::vector<int64_t>& values);
     X(topk_columns_sampled) X(topk_column_split) X(topk_column_split_fallback)               \
     X(sort_rows_words) X(sort_rows_pairs) X(sort_rows_bare) X(sort_split_words)               \
     X(sort_split_pairs) X(sort_split_bare)                                                   \
-    X(sort_msd) X(sort_msd_nested)                                                           \
+    X(sort_rows_network) X(sort_msd) X(sort_msd_nested)                                      \
     X(select_small) X(select_band) X(select_hint) X(select_hint_missed) X(select_repeated)   \
     X(select_overflow_radix) X(select_missed_radix) X(select_radix) X(select_narrowed)       \
     X(select_pivot) X(select_by_value) X(select_one_key) X(select_parted)                    \

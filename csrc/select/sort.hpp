@@ -34,7 +34,11 @@
 // of 8, and the refill only where a value is not its key's bits: sort 94 -> 61 ms on one
 // thread, 2 threads 56-60 -> 32-35 ms; argsort 59-63 -> 42-51 ms (docs/performance.md).
 //
-// - rows: each sequence sorted by one thread, sequences in tasks;
+// - rows: each sequence sorted by one thread, sequences in tasks; a short one whose records
+//   are one word (a key alone, or a key of up to 32 bits with its index), by the level's
+//   sorting network where it has one (`network_for`; select/network.hpp), which beats the
+//   radix passes on rows of up to a few thousand records (float32 (10000, 1000) 34-41 ->
+//   18-22 ms on two threads);
 // - split: one long sequence sorted by all threads.
 #pragma once
 
@@ -55,11 +59,16 @@
 #include "common/order.hpp"
 #include "common/pool.hpp"
 #include "select/arena.hpp"
+#include "select/network.hpp"
 #include "select/rows.hpp"
 #include "topk/job.hpp"
 
 namespace axisops {
 namespace AXISOPS_ISA_NS {
+
+// A sorting network of the level in use (common/dispatch.hpp, select/network.hpp): sorts a
+// row of a power of two records of one word in place.
+using NetworkSort = void (*)(unsigned char*, size_t);
 
 template <class KeyT>
 struct SortJob {
@@ -72,6 +81,8 @@ struct SortJob {
     RowsOut out;
     const Tuning& tune;
     Trace& trace;
+    NetworkSort network32;  // null: rows of 32-bit records by radix passes
+    NetworkSort network64;  // null: rows of 64-bit records by radix passes
 
     const U* seq(int64_t q) const { return seqs.at<U>(q); }
     // Words (keys of at most 32 bits, indices below the tuning's words_max_n) or pairs.
@@ -101,6 +112,36 @@ template <class E>
 constexpr bool is_bare = false;
 template <class U>
 constexpr bool is_bare<Bare<U>> = true;
+
+// The word a sorting network compares for records of type E (void: none; the network
+// compares whole words, so a record must be one: a key alone, or a key and its index).
+template <class E>
+struct NetworkWord {
+    using type = void;
+};
+template <>
+struct NetworkWord<uint64_t> {
+    using type = uint64_t;
+};
+template <class U>
+struct NetworkWord<Bare<U>> {
+    using type = std::conditional_t<sizeof(U) == 4, uint32_t,
+                                    std::conditional_t<sizeof(U) == 8, uint64_t, void>>;
+};
+
+// Sorts r[0..n) by the network `sort`, in r[0..network::padded(n)): the records past n
+// become the largest record, which sorts after all of r's.
+template <class E>
+void sort_network(E* r, int64_t n, NetworkSort sort) {
+    using W = typename NetworkWord<E>::type;
+    if constexpr (!std::is_void_v<W>) {
+        static_assert(sizeof(E) == sizeof(W), "a record is one word");
+        const size_t m = network::padded(size_t(n));
+        const W largest = W(~W(0));
+        for (size_t i = size_t(n); i < m; ++i) std::memcpy(r + i, &largest, sizeof(W));
+        sort(reinterpret_cast<unsigned char*>(r), m);
+    }
+}
 
 inline uint64_t key_of(uint64_t w) { return w >> 32; }
 inline uint64_t key_of(const Pair& e) { return e.key; }
@@ -566,11 +607,12 @@ bool same_bits(const typename KeyT::type* keys, const typename KeyT::type* v, in
 }
 
 // Sorts sequence q of the job on up to `threads` threads, with records in a[0..n) and
-// scratch b[0..n) (b may be an output row: see sort_parted). Returns whether the values
-// need a refill (`mixed`: a zero or NaN that its key's bits do not give back).
+// scratch b[0..n) (b may be an output row: see sort_parted); with a network `net`, by it,
+// in a[0..network::padded(n)). Returns whether the values need a refill (`mixed`: a
+// zero or NaN that its key's bits do not give back).
 template <class KeyT, class E>
 bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                     E* b, LocalTrace& trace) {
+                     E* b, NetworkSort net, LocalTrace& trace) {
     using U = typename KeyT::type;
     using namespace sort_detail;
     const int64_t n = job.seqs.n, stride = job.seqs.stride;
@@ -611,7 +653,7 @@ bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
     constexpr int key_bytes = int(sizeof(U));
     thread_local std::array<uint32_t, 256 * sizeof(U)> bytes;
     thread_local bool bytes_last = true;
-    const bool count_bytes = !split && parts.count == 1 && bytes_last;
+    const bool count_bytes = !net && !split && parts.count == 1 && bytes_last;
     uint32_t* const byte_counts = bytes.data();  // the thread-local's address, once
     if (count_bytes) std::memset(byte_counts, 0, sizeof(bytes));
     parallel_for(parts.count, threads, [&](int64_t p) {
@@ -659,6 +701,11 @@ bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
         for (int64_t j = 0; j < count; ++j) w(offset + j, r[j]);
     };
     const Emit<E> emit = emit_of<E>(put);
+    if (net) {
+        if (!sp.empty()) sort_network(a, n, net);
+        emit(a, 0, n);
+        return mixed;
+    }
     if (!split && parts.count == 1 && !sp.empty() && n > 1) {
         const Digits g = lsd_digits(sp, n, tune.sort_lsd_bits);
         const int in_bytes = (sp.hi + 7) / 8 - sp.lo / 8;
@@ -678,9 +725,9 @@ bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t s
 
 template <class KeyT, class E>
 void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
-                   E* b, LocalTrace& trace) {
+                   E* b, LocalTrace& trace, NetworkSort net = nullptr) {
     using U = typename KeyT::type;
-    const bool mixed = sort_records_of(job, q, threads, segment, a, b, trace);
+    const bool mixed = sort_records_of(job, q, threads, segment, a, b, net, trace);
     if constexpr (sort_detail::is_bare<E> && (KeyT::kind == Kind::Float ||
                                                KeyT::kind == Kind::BFloat)) {
         if (!mixed) return;  // every zero and NaN is its key's bits: the sort wrote them
@@ -691,36 +738,56 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
     }
 }
 
-// Sequences q0 .. q1-1, each by one thread.
+// The network for sequences of n records of E, or null: one for 32-bit records of at
+// most sort_network_max, for 64-bit records of at most sort_network_max64 that fill at
+// least sort_network_fill64 eighths of their padded row. Not for words whose payload is
+// the value's bits (bool values alone): equal keys of other bytes must keep index order. (This project's Zen 4 VM, one
+// thread, network / radix time: 32-bit records 0.1-0.3 for n <= 256, 0.5-0.7 at 1024-4096,
+// 0.95 at 1025, 1.0-1.3 from 8192; 64-bit 0.1-0.5 for n <= 256, 0.5-0.85 at 1000-2048, but
+// 1.26 at 1025 and 1.3-1.5 at 4096.)
+template <class KeyT, class E>
+NetworkSort network_for(const SortJob<KeyT>& job, int64_t n) {
+    using W = typename sort_detail::NetworkWord<E>::type;
+    const Tuning& t = job.tune;
+    if (n < 2) return nullptr;
+    if (std::is_same_v<E, uint64_t> && !job.out_i) return nullptr;  // words of bits
+    if constexpr (std::is_same_v<W, uint32_t>) {
+        if (n <= t.sort_network_max) return job.network32;
+    } else if constexpr (std::is_same_v<W, uint64_t>) {
+        const int64_t m = int64_t(network::padded(size_t(n)));
+        if (n <= t.sort_network_max64 && n * 8 >= m * t.sort_network_fill64) return job.network64;
+    }
+    return nullptr;
+}
+
+// Sequences q0 .. q1-1, each by one thread: by the level's sorting network where
+// network_for gives one, else by radix passes.
+template <class KeyT, class E>
+void sort_rows_of(const SortJob<KeyT>& job, int64_t q0, int64_t q1, Path path,
+                  LocalTrace& trace) {
+    const int64_t n = job.seqs.n;
+    const NetworkSort net = network_for<KeyT, E>(job, n);
+    trace.mark(net ? Path::sort_rows_network : path);
+    std::unique_ptr<E[]> a(new E[net ? network::padded(size_t(n)) : size_t(n)]),
+        b(new E[size_t(n)]);
+    for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.get(), b.get(), trace, net);
+}
+
 template <class KeyT>
 void sort_rows(const SortJob<KeyT>& job, int64_t q0, int64_t q1) {
     using U = typename KeyT::type;
-    const int64_t n = job.seqs.n;
     LocalTrace trace(job.trace);
     if (job.bare()) {
-        trace.mark(Path::sort_rows_bare);
-        std::unique_ptr<sort_detail::Bare<U>[]> a(new sort_detail::Bare<U>[size_t(n)]),
-            b(new sort_detail::Bare<U>[size_t(n)]);
-        for (int64_t q = q0; q < q1; ++q)
-            sort_sequence(job, q, 1, 0, a.get(), b.get(), trace);
+        sort_rows_of<KeyT, sort_detail::Bare<U>>(job, q0, q1, Path::sort_rows_bare, trace);
         return;
     }
     if constexpr (sizeof(U) <= 4) {
         if (job.packed()) {
-            trace.mark(Path::sort_rows_words);
-            std::unique_ptr<uint64_t[]> a(new uint64_t[size_t(n)]), b(new uint64_t[size_t(n)]);
-            for (int64_t q = q0; q < q1; ++q)
-                sort_sequence(job, q, 1, 0, a.get(), b.get(), trace);
+            sort_rows_of<KeyT, uint64_t>(job, q0, q1, Path::sort_rows_words, trace);
             return;
         }
     }
-    {
-        trace.mark(Path::sort_rows_pairs);
-        std::unique_ptr<sort_detail::Pair[]> a(new sort_detail::Pair[size_t(n)]),
-            b(new sort_detail::Pair[size_t(n)]);
-        for (int64_t q = q0; q < q1; ++q)
-            sort_sequence(job, q, 1, 0, a.get(), b.get(), trace);
-    }
+    sort_rows_of<KeyT, sort_detail::Pair>(job, q0, q1, Path::sort_rows_pairs, trace);
 }
 
 // Sequence q by all the threads, in parts of `segment` elements (0 chooses; tests), the

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/dispatch.hpp"
 #include "common/pool.hpp"
 #include "select/parts.hpp"
 #include "select/request.hpp"
@@ -21,9 +22,11 @@ template <class KeyT>
 void run_sort(const SortRequest& req, const Sequences& seqs, const std::string& strategy,
               Trace& trace, typename KeyT::type sign) {
     using U = typename KeyT::type;
+    const Kernels& level = kernels();  // the level in use: its sorting networks
     const SortJob<KeyT> job{seqs,        U((req.descending ? U(~U(0)) : U(0)) ^ sign),
                             static_cast<U*>(req.values), req.indices,
-                            RowsOut{seqs.n, seqs.inner}, req.tune, trace};
+                            RowsOut{seqs.n, seqs.inner}, req.tune, trace,
+                            level.sort_network32, level.sort_network64};
     if (strategy == "rows") {
         for_rows(req.tune, seqs, req.threads,
                  [&](int64_t q0, int64_t q1) { sort_rows(job, q0, q1); });

@@ -106,7 +106,7 @@ def paths_taken() -> Iterator[set[str]]:
 
     >>> import numpy as np, axisops
     >>> with paths_taken() as paths:
-    ...     _ = axisops.sort(np.arange(10, dtype=np.int32))
+    ...     _ = axisops.sort(np.arange(10, dtype=np.float16))
     >>> sorted(paths)
     ['sort_rows_bare']
     """
