@@ -608,8 +608,8 @@ bool same_bits(const typename KeyT::type* keys, const typename KeyT::type* v, in
 
 // Sorts sequence q of the job on up to `threads` threads, with records in a[0..n) and
 // scratch b[0..n) (b may be an output row: see sort_parted); with a network `net`, by it,
-// in a[0..network::padded(n)). Returns whether the values need a refill (`mixed`: a
-// zero or NaN that its key's bits do not give back).
+// in a[0..network::padded(n)), b unused (null). Returns whether the values need a refill
+// (`mixed`: a zero or NaN that its key's bits do not give back).
 template <class KeyT, class E>
 bool sort_records_of(const SortJob<KeyT>& job, int64_t q, int threads, int64_t segment, E* a,
                      E* b, NetworkSort net, LocalTrace& trace) {
@@ -740,22 +740,23 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
 
 // The network for sequences of n records of E, or null: one for 32-bit records of at
 // most sort_network_max, for 64-bit records of at most sort_network_max64 that fill at
-// least sort_network_fill64 eighths of their padded row. Not for words whose payload is
-// the value's bits (bool values alone): equal keys of other bytes must keep index order. (This project's Zen 4 VM, one
-// thread, network / radix time: 32-bit records 0.1-0.3 for n <= 256, 0.5-0.7 at 1024-4096,
-// 0.95 at 1025, 1.0-1.3 from 8192; 64-bit 0.1-0.5 for n <= 256, 0.5-0.85 at 1000-2048, but
-// 1.26 at 1025 and 1.3-1.5 at 4096.)
+// least sort_network_fill64 eighths of their padded row (this project's Zen 4 VM, one
+// thread, network / radix time: 32-bit records 0.1-0.3 for n <= 256, 0.5-0.7 at
+// 1024-4096, 0.95 at 1025, 1.0-1.3 from 8192; 64-bit 0.1-0.5 for n <= 256, 0.5-0.85 at
+// 1000-2048, but 1.26 at 1025 and 1.3-1.5 at 4096). Never for words whose payload is the
+// value's bits (bool values alone): equal keys of other bytes must keep their index order.
 template <class KeyT, class E>
 NetworkSort network_for(const SortJob<KeyT>& job, int64_t n) {
     using W = typename sort_detail::NetworkWord<E>::type;
     const Tuning& t = job.tune;
     if (n < 2) return nullptr;
-    if (std::is_same_v<E, uint64_t> && !job.out_i) return nullptr;  // words of bits
     if constexpr (std::is_same_v<W, uint32_t>) {
         if (n <= t.sort_network_max) return job.network32;
     } else if constexpr (std::is_same_v<W, uint64_t>) {
+        if (std::is_same_v<E, uint64_t> && !job.out_i) return nullptr;  // words of bits
+        if (n > t.sort_network_max64) return nullptr;
         const int64_t m = int64_t(network::padded(size_t(n)));
-        if (n <= t.sort_network_max64 && n * 8 >= m * t.sort_network_fill64) return job.network64;
+        if (n * 8 >= m * t.sort_network_fill64) return job.network64;
     }
     return nullptr;
 }
@@ -769,7 +770,7 @@ void sort_rows_of(const SortJob<KeyT>& job, int64_t q0, int64_t q1, Path path,
     const NetworkSort net = network_for<KeyT, E>(job, n);
     trace.mark(net ? Path::sort_rows_network : path);
     std::unique_ptr<E[]> a(new E[net ? network::padded(size_t(n)) : size_t(n)]),
-        b(new E[size_t(n)]);
+        b(net ? nullptr : new E[size_t(n)]);  // the network needs no scratch
     for (int64_t q = q0; q < q1; ++q) sort_sequence(job, q, 1, 0, a.get(), b.get(), trace, net);
 }
 
