@@ -9,16 +9,16 @@
 // i ^ (k - 1)) and half-cleaners (record i against i ^ j, j = k/4, ..., 1); every
 // comparator puts the smaller record first. Steps between vectors (j at least a vector's
 // lanes) are lane-wise minima and maxima of whole vectors; the steps inside a vector run
-// on it in registers, its lanes permuted by constant shuffles, and the last step between
-// vectors runs on the same pair of registers, before they are stored.
+// in registers on two vectors at once (`on_pair`), right after the last step between them
+// and before they are stored.
 //
 // GCC and Clang compile the vector types to the level's widest registers (16 lanes of 32
 // bits at avx512, 8 at avx2, 4 at the baseline). A level uses the network where it beats
 // the radix passes (`worthwhile`; this project's Zen 4 VM, one thread, 10000 rows of 1024
-// random keys, the network alone: 32-bit keys 95 ms at x86-64, 21 at avx2, 20 at avx512,
-// against 59 ms for the radix passes' whole sort; 64-bit 214 / 86 / 55 against 71): at
-// avx2 and avx512 for 32-bit records, at avx512 for 64-bit ones. Any other compiler sorts
-// these rows by radix passes (`available` is false).
+// random keys, the network alone: 32-bit keys 75 ms at x86-64, 20 at avx2, 16.5 at
+// avx512, against 59 ms for the radix passes' whole sort; 64-bit 212 / 73 / 46 against
+// 71): at avx2 and avx512 for 32-bit records, at avx512 for 64-bit ones. Any other
+// compiler sorts these rows by radix passes (`available` is false).
 #pragma once
 
 #include "common/isa.hpp"
@@ -111,6 +111,90 @@ inline V stages(V v, S s) {
     else return v;
 }
 
+// Two vectors at once: the steps inside a vector, run on a pair of vectors whose lanes are
+// laid out so that each comparator's two records face each other in the same lane of two
+// registers (`lo`, `hi`). A step is then a minimum and a maximum, and going from one
+// step's layout to the next takes two two-source shuffles: four instructions per two
+// vectors and step, where a vector alone takes a shuffle, a minimum, a maximum and a blend
+// (the network alone, avx512, 10000 rows of 1024: 32-bit 19.3 -> 16.5 ms, 64-bit 52 -> 46).
+// Records 0..L-1 are the first vector's lanes, L..2L-1 the second's; step (p, h) compares
+// record i with i ^ p for every i whose bit h is clear (p = h: a half-cleaner; p = 2h - 1:
+// a flip).
+struct Step {
+    size_t p;
+    size_t h;
+};
+
+// The t-th record whose bit h is clear (h a power of two), and the inverse: the rank of
+// such a record among them.
+constexpr size_t lower_record(size_t t, size_t h) {
+    return (t & (h - 1)) | ((t & ~(h - 1)) << 1);
+}
+constexpr size_t lower_rank(size_t e, size_t h) { return (e & (h - 1)) | ((e >> 1) & ~(h - 1)); }
+
+// Where record e lies after step s (h = 0: before any step, in the vectors' own order), as
+// an index of a two-source shuffle of (lo, hi) with L lanes each.
+constexpr int lane_of(size_t e, Step s, size_t L) {
+    if (s.h == 0) return int(e);
+    return (e & s.h) == 0 ? int(lower_rank(e, s.h)) : int(L + lower_rank(e ^ s.p, s.h));
+}
+
+// The steps of a half-cleaning of every vector (half-cleaners L/2, ..., 1: KIND_CLEAN) or
+// of a whole sort of every vector (stages 2, ..., L: KIND_SORT), in order.
+constexpr int KIND_CLEAN = 0, KIND_SORT = 1;
+
+constexpr size_t step_count(int kind, size_t L) {
+    size_t n = 0;
+    if (kind == KIND_CLEAN) {
+        for (size_t j = L / 2; j >= 1; j /= 2) ++n;
+        return n;
+    }
+    for (size_t k = 2; k <= L; k *= 2)
+        for (size_t j = k / 2; j >= 1; j /= 2) ++n;  // stage k: a flip, then k/4, ..., 1
+    return n;
+}
+
+constexpr Step step_at(int kind, size_t L, size_t idx) {
+    size_t n = 0;
+    if (kind == KIND_CLEAN) {
+        for (size_t j = L / 2; j >= 1; j /= 2)
+            if (n++ == idx) return Step{j, j};
+        return Step{0, 0};
+    }
+    for (size_t k = 2; k <= L; k *= 2) {
+        if (n++ == idx) return Step{k - 1, k / 2};
+        for (size_t j = k / 4; j >= 1; j /= 2)
+            if (n++ == idx) return Step{j, j};
+    }
+    return Step{0, 0};
+}
+
+template <int Kind, size_t Idx, class V, size_t... I>
+inline void pair_steps(V& lo, V& hi, std::index_sequence<I...> s) {
+    constexpr size_t L = sizeof...(I);
+    if constexpr (Idx < step_count(Kind, L)) {
+        constexpr Step prev = Idx == 0 ? Step{0, 0} : step_at(Kind, L, Idx - 1);
+        constexpr Step cur = step_at(Kind, L, Idx);
+        const V x = __builtin_shufflevector(lo, hi, lane_of(lower_record(I, cur.h), prev, L)...);
+        const V y = __builtin_shufflevector(
+            lo, hi, lane_of(lower_record(I, cur.h) ^ cur.p, prev, L)...);
+        lo = lesser(x, y);
+        hi = greater(x, y);
+        pair_steps<Kind, Idx + 1>(lo, hi, s);
+    }
+}
+
+// The steps of Kind on vectors a and b (each on its own lanes), back in their order.
+template <int Kind, class V, size_t... I>
+inline void on_pair(V& a, V& b, std::index_sequence<I...> s) {
+    constexpr size_t L = sizeof...(I);
+    V lo = a, hi = b;
+    pair_steps<Kind, 0>(lo, hi, s);
+    constexpr Step last = step_at(Kind, L, step_count(Kind, L) - 1);
+    a = __builtin_shufflevector(lo, hi, lane_of(I, last, L)...);
+    b = __builtin_shufflevector(lo, hi, lane_of(L + I, last, L)...);
+}
+
 // Sorts the m records of T at a (m a power of two, at least lanes<T>), ascending.
 template <class T>
 void sort_pow2(unsigned char* a, size_t m) {
@@ -118,17 +202,23 @@ void sort_pow2(unsigned char* a, size_t m) {
     constexpr size_t L = lanes<T>, B = sizeof(V);
     constexpr auto s = std::make_index_sequence<L>();
     const size_t bytes = m * sizeof(T);
-    for (size_t i = 0; i < bytes; i += B) store(a + i, stages<2>(load<V>(a + i), s));
+    if (bytes == B) {  // one vector
+        store(a, stages<2>(load<V>(a), s));
+        return;
+    }
+    for (size_t i = 0; i < bytes; i += 2 * B) {
+        V p = load<V>(a + i), q = load<V>(a + i + B);
+        on_pair<KIND_SORT>(p, q, s);
+        store(a + i, p);
+        store(a + i + B, q);
+    }
     for (size_t k = 2 * B; k <= bytes; k *= 2) {  // in bytes: runs of k/2 into runs of k
         for (size_t b = 0; b < bytes; b += k)
             for (size_t x = 0; x < k / 2; x += B) {
                 unsigned char *lo = a + b + x, *hi = a + b + k - B - x;
                 const V p = load<V>(lo), q = reversed(load<V>(hi), s);
                 V l = lesser(p, q), h = reversed(greater(p, q), s);
-                if (k == 2 * B) {
-                    l = clean<L / 2>(l, s);
-                    h = clean<L / 2>(h, s);
-                }
+                if (k == 2 * B) on_pair<KIND_CLEAN>(l, h, s);
                 store(lo, l);
                 store(hi, h);
             }
@@ -138,10 +228,8 @@ void sort_pow2(unsigned char* a, size_t m) {
                 for (size_t x = 0; x < j; x += B) {
                     const V p = load<V>(a + b + x), q = load<V>(a + b + x + j);
                     V l = lesser(p, q), h = greater(p, q);
-                    if (j == B) {  // the last step between vectors: then the steps inside
-                        l = clean<L / 2>(l, s);
-                        h = clean<L / 2>(h, s);
-                    }
+                    // the last step between vectors: then the steps inside, on both at once
+                    if (j == B) on_pair<KIND_CLEAN>(l, h, s);
                     store(a + b + x, l);
                     store(a + b + x + j, h);
                 }
