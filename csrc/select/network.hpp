@@ -107,8 +107,10 @@ inline V clean(V v, S s) {
 // Stages K, 2K, ..., up to the vector's lanes, inside a vector whose runs of K/2 are sorted.
 template <size_t K, class V, class S>
 inline V stages(V v, S s) {
-    if constexpr (K <= S::size()) return stages<2 * K>(clean<K / 4>(step<K - 1, K / 2>(v, s), s), s);
-    else return v;
+    if constexpr (K <= S::size())
+        return stages<2 * K>(clean<K / 4>(step<K - 1, K / 2>(v, s), s), s);
+    else
+        return v;
 }
 
 // Two vectors at once: the steps inside a vector, run on a pair of vectors whose lanes are
