@@ -124,8 +124,9 @@ def test_sort_bool_keeps_its_bytes():
             assert v.view(np.uint8).tolist() == want.view(np.uint8).tolist()
 
 
-#: Row lengths around the network's powers of two and its limits (csrc/select/sort.hpp's
-#: network_for: 32-bit records up to 4096, 64-bit up to 2048 filling 5/8 of the padding).
+#: Row lengths around the network's powers of two and its default limits (csrc/select/
+#: sort.hpp's network_for: 32-bit records up to 4096, 64-bit up to 2048 filling 5/8 of the
+#: padding).
 NETWORK_LENGTHS = (*range(2, 40), 63, 64, 65, 127, 128, 129, 160, 161, 255, 256, 257, 1000,
                    1023, 1024, 1025, 1281, 2047, 2048, 2049, 4095, 4096, 4097)
 
@@ -139,10 +140,11 @@ def _network_expected(dtype: np.dtype, n: int, values_only: bool) -> bool:
     bits = 8 * dtype.itemsize if values_only else 64
     if bits not in _core.kernels.sort_networks():
         return False
+    t = _core.kernels._tuning()
     if bits == 32:
-        return n <= 4096
-    padded = max(16, 1 << (n - 1).bit_length())
-    return n <= 2048 and 8 * n >= 5 * padded
+        return n <= t["sort_network_max"]
+    padded = max(16, 1 << (n - 1).bit_length())  # network.hpp's MIN_RECORDS, a power of two
+    return n <= t["sort_network_max64"] and 8 * n >= t["sort_network_fill64"] * padded
 
 
 @pytest.mark.parametrize("dtype", [*WIDE, np.dtype("float16"), np.dtype("uint8")], ids=str)

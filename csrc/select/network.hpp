@@ -18,7 +18,7 @@
 // random keys, the network alone: 32-bit keys 75 ms at x86-64, 20 at avx2, 16.5 at
 // avx512, against 59 ms for the radix passes' whole sort; 64-bit 212 / 73 / 46 against
 // 71): at avx2 and avx512 for 32-bit records, at avx512 for 64-bit ones. Any other
-// compiler sorts these rows by radix passes (`available` is false).
+// compiler sorts these rows by radix passes (`worthwhile` is false).
 #pragma once
 
 #include "common/isa.hpp"
@@ -33,8 +33,6 @@ namespace AXISOPS_ISA_NS {
 namespace network {
 
 #if defined(__GNUC__)
-
-constexpr bool available = true;
 
 #if defined(__AVX512F__)
 constexpr int VECTOR_BYTES = 64;
@@ -88,37 +86,13 @@ inline V reversed(V v, std::index_sequence<I...>) {
     return __builtin_shufflevector(v, v, int(sizeof...(I) - 1 - I)...);
 }
 
-// One comparator step inside a vector: lane i against lane i ^ P, the greater record kept
-// where i & H is set.
-template <size_t P, size_t H, class V, size_t... I>
-inline V step(V v, std::index_sequence<I...>) {
-    const V other = __builtin_shufflevector(v, v, int(I ^ P)...);
-    const V lo = lesser(v, other), hi = greater(v, other);
-    return __builtin_shufflevector(lo, hi, int((I & H) != 0 ? I + sizeof...(I) : I)...);
-}
-
-// The half-cleaners j = J, J/2, ..., 1 inside a vector.
-template <size_t J, class V, class S>
-inline V clean(V v, S s) {
-    if constexpr (J >= 1) return clean<J / 2>(step<J, J>(v, s), s);
-    else return v;
-}
-
-// Stages K, 2K, ..., up to the vector's lanes, inside a vector whose runs of K/2 are sorted.
-template <size_t K, class V, class S>
-inline V stages(V v, S s) {
-    if constexpr (K <= S::size())
-        return stages<2 * K>(clean<K / 4>(step<K - 1, K / 2>(v, s), s), s);
-    else
-        return v;
-}
-
 // Two vectors at once: the steps inside a vector, run on a pair of vectors whose lanes are
 // laid out so that each comparator's two records face each other in the same lane of two
 // registers (`lo`, `hi`). A step is then a minimum and a maximum, and going from one
 // step's layout to the next takes two two-source shuffles: four instructions per two
-// vectors and step, where a vector alone takes a shuffle, a minimum, a maximum and a blend
+// vectors and step, where a vector alone took a shuffle, a minimum, a maximum and a blend
 // (the network alone, avx512, 10000 rows of 1024: 32-bit 19.3 -> 16.5 ms, 64-bit 52 -> 46).
+// A row of one vector is paired with a vector of the largest record.
 // Records 0..L-1 are the first vector's lanes, L..2L-1 the second's; step (p, h) compares
 // record i with i ^ p for every i whose bit h is clear (p = h: a half-cleaner; p = 2h - 1:
 // a flip).
@@ -145,17 +119,7 @@ constexpr int lane_of(size_t e, Step s, size_t L) {
 // of a whole sort of every vector (stages 2, ..., L: KIND_SORT), in order.
 constexpr int KIND_CLEAN = 0, KIND_SORT = 1;
 
-constexpr size_t step_count(int kind, size_t L) {
-    size_t n = 0;
-    if (kind == KIND_CLEAN) {
-        for (size_t j = L / 2; j >= 1; j /= 2) ++n;
-        return n;
-    }
-    for (size_t k = 2; k <= L; k *= 2)
-        for (size_t j = k / 2; j >= 1; j /= 2) ++n;  // stage k: a flip, then k/4, ..., 1
-    return n;
-}
-
+// Step idx of Kind, or {0, 0} past the last.
 constexpr Step step_at(int kind, size_t L, size_t idx) {
     size_t n = 0;
     if (kind == KIND_CLEAN) {
@@ -169,6 +133,12 @@ constexpr Step step_at(int kind, size_t L, size_t idx) {
             if (n++ == idx) return Step{j, j};
     }
     return Step{0, 0};
+}
+
+constexpr size_t step_count(int kind, size_t L) {
+    size_t n = 0;
+    while (step_at(kind, L, n).h != 0) ++n;
+    return n;
 }
 
 template <int Kind, size_t Idx, class V, size_t... I>
@@ -204,8 +174,10 @@ void sort_pow2(unsigned char* a, size_t m) {
     constexpr size_t L = lanes<T>, B = sizeof(V);
     constexpr auto s = std::make_index_sequence<L>();
     const size_t bytes = m * sizeof(T);
-    if (bytes == B) {  // one vector
-        store(a, stages<2>(load<V>(a), s));
+    if (bytes == B) {  // one vector, beside one of the largest record
+        V p = load<V>(a), q = ~V{};
+        on_pair<KIND_SORT>(p, q, s);
+        store(a, p);
         return;
     }
     for (size_t i = 0; i < bytes; i += 2 * B) {
@@ -240,8 +212,6 @@ void sort_pow2(unsigned char* a, size_t m) {
 
 #else
 
-constexpr bool available = false;
-
 template <class T>
 constexpr size_t lanes = 1;
 
@@ -268,7 +238,7 @@ inline size_t padded(size_t n) {
 // where it does not beat the radix passes.
 template <class T>
 constexpr void (*sorter())(unsigned char*, size_t) {
-    if constexpr (available && worthwhile<T>) return &sort_pow2<T>;
+    if constexpr (worthwhile<T>) return &sort_pow2<T>;
     else return nullptr;
 }
 
