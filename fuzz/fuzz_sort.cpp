@@ -24,6 +24,7 @@ const std::vector<const char*> relevant = {
     "sort_msd_bits", "sort_lsd_bits",     "sort_part_shift_min",   "sort_parts_per_thread",
     "sort_parts_max", "row_cap_share",    "row_cap_min",           "arena_keep_max",
     "sort_network_max", "sort_network_max64", "sort_network_fill64",
+    "sort_network_keys64_max", "sort_network_keys64_fill",
 };
 
 const char* const strategies[] = {"rows", "split"};

@@ -39,7 +39,7 @@ SMALL = dict(
     row_cap_share=4, row_cap_min=32, parted_cap_share=8, parted_cap_min=16, parted_block=96,
     sort_bucket_max=64, sort_map_bits=3, sort_msd_bits=2, sort_lsd_bits=3,
     sort_part_shift_min=4, sort_parts_per_thread=2, sort_parts_max=16,
-    sort_network_max=32, sort_network_max64=32,
+    sort_network_max=32, sort_network_max64=32, sort_network_keys64_max=32,
     gather_task_min=64, gather_block=32,
 )
 

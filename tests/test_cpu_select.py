@@ -128,7 +128,8 @@ def test_sort_bool_keeps_its_bytes():
 #: sort.hpp's network_for: 32-bit records up to 4096, 64-bit up to 2048 filling 5/8 of the
 #: padding).
 NETWORK_LENGTHS = (*range(2, 40), 63, 64, 65, 127, 128, 129, 160, 161, 255, 256, 257, 1000,
-                   1023, 1024, 1025, 1281, 2047, 2048, 2049, 4095, 4096, 4097)
+                   1023, 1024, 1025, 1281, 2047, 2048, 2049, 3071, 3072, 4095, 4096, 4097,
+                   6143, 6144, 8192, 8193)
 
 
 def _network_expected(dtype: np.dtype, n: int, values_only: bool) -> bool:
@@ -144,7 +145,9 @@ def _network_expected(dtype: np.dtype, n: int, values_only: bool) -> bool:
     if bits == 32:
         return n <= t["sort_network_max"]
     padded = max(16, 1 << (n - 1).bit_length())  # network.hpp's MIN_RECORDS, a power of two
-    return n <= t["sort_network_max64"] and 8 * n >= t["sort_network_fill64"] * padded
+    most, fill = ((t["sort_network_keys64_max"], t["sort_network_keys64_fill"]) if values_only
+                  else (t["sort_network_max64"], t["sort_network_fill64"]))
+    return n <= most and 8 * n >= fill * padded
 
 
 @pytest.mark.parametrize("dtype", [*WIDE, np.dtype("float16"), np.dtype("uint8")], ids=str)

@@ -99,6 +99,8 @@ namespace axisops {
     X(sort_network_max, 4096, 0, int64_t(1) << 20)                                  \
     X(sort_network_max64, 2048, 0, int64_t(1) << 20)                                \
     X(sort_network_fill64, 5, 0, 8)                                                 \
+    X(sort_network_keys64_max, 4096, 0, int64_t(1) << 20)                           \
+    X(sort_network_keys64_fill, 6, 0, 8)                                            \
     /* gather (gather/) */                                                          \
     X(gather_task_min, int64_t(1) << 15, 1, INT64_MAX)                              \
     X(gather_tasks_per_thread, 4, 1, 1 << 20)                                       \

@@ -739,12 +739,17 @@ void sort_sequence(const SortJob<KeyT>& job, int64_t q, int threads, int64_t seg
 }
 
 // The network for sequences of n records of E, or null: one for 32-bit records of at
-// most sort_network_max, for 64-bit records of at most sort_network_max64 that fill at
-// least sort_network_fill64 eighths of their padded row (this project's Zen 4 VM, one
-// thread, network / radix time: 32-bit records 0.1-0.3 for n <= 256, 0.5-0.7 at
-// 1024-4096, 0.95 at 1025, 1.0-1.3 from 8192; 64-bit 0.1-0.5 for n <= 256, 0.5-0.85 at
-// 1000-2048, but 1.26 at 1025 and 1.3-1.5 at 4096). Never for words whose payload is the
-// value's bits (bool values alone): equal keys of other bytes must keep their index order.
+// most sort_network_max; for 64-bit keys alone (a sort of float64 or int64 values) of at
+// most sort_network_keys64_max that fill at least sort_network_keys64_fill eighths of
+// their padded row; for key-and-index words of at most sort_network_max64 that fill at
+// least sort_network_fill64 eighths (this project's Zen 4 VM, one thread, network / radix
+// time: 32-bit records 0.1-0.3 for n <= 256, 0.5-0.7 at 1024-4096, 0.95 at 1025, 1.0-1.3
+// from 8192; key-and-index words 0.1-0.5 for n <= 256, 0.5-0.9 at 1000-2048, 1.2-1.75 at
+// 2600-8192; float64 keys alone 0.45-0.6 at 2048 and 4096, 0.65-0.85 at 3072-3200, 0.9-1.1
+// at 6000-7000, int64 keys 0.65-0.75 at 4096, 0.85-0.9 at 3072-3200, 1.0-1.3 at 2600 and
+// 6000-7000: the radix passes skip their constant digits). Never for words whose payload
+// is the value's bits (bool values alone): equal keys of other bytes must keep their index
+// order.
 template <class KeyT, class E>
 NetworkSort network_for(const SortJob<KeyT>& job, int64_t n) {
     using W = typename sort_detail::NetworkWord<E>::type;
@@ -753,10 +758,13 @@ NetworkSort network_for(const SortJob<KeyT>& job, int64_t n) {
     if constexpr (std::is_same_v<W, uint32_t>) {
         if (n <= t.sort_network_max) return job.network32;
     } else if constexpr (std::is_same_v<W, uint64_t>) {
-        if (std::is_same_v<E, uint64_t> && !job.out_i) return nullptr;  // words of bits
-        if (n > t.sort_network_max64) return nullptr;
+        const bool words = std::is_same_v<E, uint64_t>;  // a key and its index, or bits
+        if (words && !job.out_i) return nullptr;          // words of bits
+        const int64_t most = words ? t.sort_network_max64 : t.sort_network_keys64_max;
+        const int64_t fill = words ? t.sort_network_fill64 : t.sort_network_keys64_fill;
+        if (n > most) return nullptr;
         const int64_t m = int64_t(network::padded(size_t(n)));
-        if (n * 8 >= m * t.sort_network_fill64) return job.network64;
+        if (n * 8 >= m * fill) return job.network64;
     }
     return nullptr;
 }
