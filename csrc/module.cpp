@@ -412,6 +412,9 @@ NB_MODULE(_kernels, m) {
           },
           "The record widths (32, 64) whose short rows the level in use sorts by a sorting "
           "network (select/network.hpp).");
+    m.def("topk_filter", []() { return kernels().topk_filter; },
+          "Whether the level in use takes the top-k filter route for short sequences of "
+          "32-bit keys (topk/filter.hpp).");
     m.def("_use_level", &use_level, nb::arg("level"),
           "Uses `level` from now on; returns the level in use before (test hook).");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");

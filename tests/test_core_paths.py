@@ -40,6 +40,7 @@ SMALL = dict(
     sort_bucket_max=64, sort_map_bits=3, sort_msd_bits=2, sort_lsd_bits=3,
     sort_part_shift_min=4, sort_parts_per_thread=2, sort_parts_max=16,
     sort_network_max=32, sort_network_max64=32, sort_network_keys64_max=32,
+    filter_min_work=64, filter_n_per_k=4,
     gather_task_min=64, gather_block=32,
 )
 
@@ -103,6 +104,7 @@ def _run(paths: set[str], call, *args, **kwargs):
 #: or needs forcing; together they reach every top-k path under SMALL.
 TOPK_CASES = [
     ("insert", (50, 40), 1, 3),
+    ("insert", (50, 40), 1, 6),
     ("insert", (20, 300), 1, 40),
     ("insert", (10, 300), 1, 70),
     ("radix", (10, 200), 1, 150),
@@ -157,12 +159,14 @@ def test_topk_reaches_every_path(small, threads):
     topk_paths = {p for p in ALL_PATHS if p.startswith("topk_")} - HOPE_PATHS
     if threads == 1:  # one thread never splits the columns
         topk_paths -= {"topk_column_split", "topk_column_split_fallback"}
+    if not K.topk_filter():  # a level without AVX-512
+        topk_paths -= {"topk_filter", "topk_filter_many"}
     assert topk_paths <= paths, sorted(topk_paths - paths)
 
 
 def _main_topk_path(strategy: str) -> set[str]:
     return {
-        "insert": {"topk_insert_words", "topk_insert_pairs", "topk_extract"},
+        "insert": {"topk_insert_words", "topk_insert_pairs", "topk_extract", "topk_filter"},
         "radix": {"topk_radix_words", "topk_radix_pairs"},
         "select": {"topk_select"},
         "scan": {"topk_scan"},

@@ -31,6 +31,8 @@ struct Kernels {
     // power of two records of 32 or 64 bits in place; null where it does not pay.
     void (*sort_network32)(unsigned char*, size_t);
     void (*sort_network64)(unsigned char*, size_t);
+    // Whether the level's top-k has the filter route (topk/filter.hpp).
+    bool topk_filter;
 };
 
 // The levels built into this module, lowest first.

@@ -39,6 +39,10 @@ namespace axisops {
     X(extract_max_n, 1024, 0, INT64_MAX)                                            \
     X(extract_max_k, 64, 0, INT64_MAX)                                              \
     X(extract_max_work, int64_t(1) << 15, 0, INT64_MAX)                             \
+    X(filter_min_k, 3, 1, 16)                                                       \
+    X(filter_max_k, 16, 0, 16)                                                      \
+    X(filter_min_work, 800, 0, INT64_MAX)                                           \
+    X(filter_n_per_k, 8, 0, INT64_MAX)                                              \
     X(insert_chunk, 8192, 1, int64_t(1) << 40)                                      \
     X(radix_fraction, 16, 1, INT64_MAX)                                             \
     X(select_fraction, 64, 1, INT64_MAX)                                            \
@@ -126,8 +130,9 @@ Tuning tuning_from(const std::vector<int64_t>& values);
 
 // Strategies and paths a call can take: a bit each in a Trace.
 #define AXISOPS_PATHS(X)                                                                   \
-    X(topk_insert_words) X(topk_insert_pairs) X(topk_extract) X(topk_radix_words)            \
-    X(topk_radix_pairs) X(topk_select) X(topk_scan) X(topk_scan_split) X(topk_scan_sampled)   \
+    X(topk_insert_words) X(topk_insert_pairs) X(topk_extract) X(topk_filter)                 \
+    X(topk_filter_many) X(topk_radix_words) X(topk_radix_pairs) X(topk_select) X(topk_scan)  \
+    X(topk_scan_split) X(topk_scan_sampled)                                                  \
     X(topk_scan_hoped) X(topk_scan_rescan) X(topk_scan_banded) X(topk_scan_compacted)        \
     X(topk_scan_rose) X(topk_scan_all_largest) X(topk_finish_words) X(topk_finish_pairs)     \
     X(topk_columns_words) X(topk_columns_pairs) X(topk_columns_buffered)                     \
