@@ -125,7 +125,7 @@ inline void rank_into(const TopKJob<KeyT>& job, int64_t q, const uint32_t* ck,
     // Ranks are distinct; the empty words rank c or more, at least k: all land in slot 16.
     int64_t slot[17];
     for (int j = 0; j < 16; ++j) slot[rank[j] < job.k ? rank[j] : 16] = unpack_index(w[j]);
-    for (int64_t j = 0; j < job.k; ++j) job.put(q, j, slot[j]);
+    job.put_row(q, slot);
 }
 
 }  // namespace filter
