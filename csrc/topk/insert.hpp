@@ -107,7 +107,7 @@ void extract_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
 // and n at least filter_n_per_k * k.
 inline bool filters(const Tuning& t, int64_t n, int64_t k) {
     return FILTER_BUILT && k >= t.filter_min_k && k <= t.filter_max_k &&
-           k * n >= t.filter_min_work && n >= t.filter_n_per_k * k;
+           k * n >= t.filter_min_work && n / k >= t.filter_n_per_k;  // no product to overflow
 }
 
 // The filter route for `rows` sequences from t0 whose 32-bit keys are in `tile`; ck and ci
