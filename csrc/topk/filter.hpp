@@ -1,5 +1,6 @@
-// The filter route of the insert strategy: short sequences of 32-bit keys, k of 2-16, at
-// the avx512 level.
+// The filter route of the insert strategy: short sequences of 32-bit keys, k of at most 16
+// (the range of the tuning's filter_max_k: the bound needs k lane maxima), at the avx512
+// level.
 //
 // Extraction (insert.hpp) costs k passes over every packed word of a sequence. Most of a
 // sequence's keys cannot be among its k best, and a bound says which: the sequence read as
@@ -33,10 +34,8 @@ namespace axisops {
 namespace AXISOPS_ISA_NS {
 
 // Whether this level has the filter route (AXISOPS_TOPK_FILTER: where it has, the functions
-// below exist); its k is at most FILTER_LANES (the bound needs k lane maxima), and at most
-// FILTER_RANKED candidates are ranked against each other.
+// below exist); at most FILTER_RANKED candidates are ranked against each other.
 constexpr bool FILTER_BUILT = AXISOPS_TOPK_FILTER;
-constexpr int64_t FILTER_LANES = 16;
 constexpr int64_t FILTER_RANKED = 16;
 
 #if AXISOPS_TOPK_FILTER
