@@ -16,7 +16,9 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -339,6 +341,59 @@ def test_a_signal_in_a_critical_section_waits_for_its_end(default_sigterm, capfd
     assert stop.value.code == 143 and reached == ["inner", "end of section"]
     assert capfd.readouterr().err == "axisops: error: stopped by SIGTERM; no output written\n"
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def _call() -> None:
+    """A Python call: the interpreter runs pending signal handlers when it starts one."""
+
+
+class _Collected:
+    pass
+
+
+def test_a_signal_in_a_weakref_callback_is_delivered_again(default_sigterm, capfd):
+    """A signal handled while Python runs a weak reference's callback (as the import system's
+    module-lock cleanup does) raises where Python cannot pass the exception on; it is not
+    lost, not printed as "ignored", and takes effect in the main flow, its message once.
+    No critical section starts in between (its output could make the message untrue)."""
+    reached, section = [], []
+
+    def callback(_ref):
+        signal.raise_signal(signal.SIGTERM)
+        _call()  # the handler runs here, inside the callback
+        reached.append("callback's end")  # not reached: the handler raised
+
+    with signals.exit_on_signals(), pytest.raises(SystemExit) as stop:
+        obj = _Collected()
+        ref = weakref.ref(obj, callback)
+        del obj  # the callback runs now
+        assert ref() is None and reached == []
+        with signals.critical():  # refused: the lost signal acts first
+            section.append("entered")
+    assert stop.value.code == 143 and section == []
+    err = capfd.readouterr().err
+    assert err == "axisops: error: stopped by SIGTERM; no output written\n", err
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_lost_signal_comes_back_without_a_critical_section(default_sigterm, capfd):
+    """With no critical section to refuse, the signal delivered again from a helper thread
+    stops the main flow (a wait on an event that nothing sets ends by it)."""
+
+    def callback(_ref):
+        signal.raise_signal(signal.SIGTERM)
+        _call()
+
+    never = threading.Event()
+    with signals.exit_on_signals(), pytest.raises(SystemExit) as stop:
+        obj = _Collected()
+        ref = weakref.ref(obj, callback)
+        del obj
+        assert ref() is None
+        never.wait(60)  # ended by the signal's second delivery
+        pytest.fail("the signal was lost")
+    assert stop.value.code == 143
+    assert capfd.readouterr().err == "axisops: error: stopped by SIGTERM; no output written\n"
 
 
 def test_a_signal_stops_every_bar_so_none_is_drawn_after_its_message(default_sigterm, capfd):

@@ -41,6 +41,13 @@ Four rules hold whenever the signal arrives:
 - **On a line of its own.** A progress bar drawing on the terminal is stopped
   first (:func:`~axisops.streaming.progress.stop_bars`): its line is ended
   before the message, and no bar is drawn after it.
+- **Not lost.** A signal can arrive while Python runs code whose exceptions it
+  cannot pass on (a weak reference's callback, such as the import system's
+  module-lock cleanup, or a ``__del__``): Python would print the exception as
+  "ignored" and carry on.  Inside :func:`exit_on_signals`, ``sys.unraisablehook``
+  recognises the exception the handler raised, prints nothing, and has the
+  signal delivered again from a helper thread, so that it takes effect in the
+  main flow (the message is still printed once).
 
 SIGKILL cannot be caught; :mod:`axisops.streaming.tempfiles` makes sure it leaves
 nothing behind either.
@@ -51,7 +58,9 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any
@@ -76,6 +85,9 @@ class _State:
     depth = 0  # open critical sections
     pending: int | None = None  # a signal held until the sections close
     fired = False  # the first signal has been acted on
+    announced = False  # its message is on stderr
+    lost: int | None = None  # a signal whose exception Python could not pass on
+    again: threading.Thread | None = None  # the helper delivering it again
     committed = False  # the output is in place
 
 
@@ -88,16 +100,61 @@ def _in_main_thread() -> bool:
 
 def _fire(signum: int) -> None:
     _STATE.fired = True
-    name = signal.Signals(signum).name
-    outcome = ("the output was already complete" if _STATE.committed
-               else "no output written")
-    newline = "\n" if stop_bars() else ""  # end the bar's line, draw it no more
-    # os.write, not print: the signal may have interrupted a write to sys.stderr.
-    with contextlib.suppress(OSError):
-        os.write(2, f"{newline}axisops: error: stopped by {name}; {outcome}\n".encode())
-    if signum == getattr(signal, "SIGINT", None):
-        raise Interrupted
-    raise SystemExit(128 + signum)
+    if not _STATE.announced:
+        _STATE.announced = True
+        name = signal.Signals(signum).name
+        outcome = ("the output was already complete" if _STATE.committed
+                   else "no output written")
+        newline = "\n" if stop_bars() else ""  # end the bar's line, draw it no more
+        # os.write, not print: the signal may have interrupted a write to sys.stderr.
+        with contextlib.suppress(OSError):
+            os.write(2, f"{newline}axisops: error: stopped by {name}; {outcome}\n".encode())
+    error: BaseException = (Interrupted() if signum == getattr(signal, "SIGINT", None)
+                            else SystemExit(128 + signum))
+    error._axisops_signal = signum  # type: ignore[attr-defined]
+    raise error
+
+
+def _deliver_again(signum: int, main: int, avoid: set[Any]) -> None:
+    """Sends ``signum`` to this process once the main thread (``main``) runs none of the
+    code in ``avoid`` (the hook's, and that of the frames the lost exception came through),
+    so that the handler raises where the exception can propagate."""
+    while True:
+        frame = sys._current_frames().get(main)
+        running = set()
+        while frame is not None:
+            running.add(frame.f_code)
+            frame = frame.f_back
+        if not running & avoid:
+            break
+        time.sleep(0.001)  # those frames return within microseconds
+    os.kill(os.getpid(), signum)
+
+
+def _unraisable_hook(previous: Any) -> Any:
+    """A ``sys.unraisablehook`` that delivers again a signal whose exception Python could
+    not pass on (raised in a weak reference's callback or a ``__del__``), and hands every
+    other exception to ``previous``."""
+
+    def hook(unraisable: Any) -> None:
+        signum = getattr(unraisable.exc_value, "_axisops_signal", None)
+        if signum is None or not _STATE.fired:
+            previous(unraisable)
+            return
+        # The next delivery raises again, where it can propagate; until then no critical
+        # section starts (the message said what was in place: it must stay true).
+        _STATE.fired, _STATE.lost = False, signum
+        avoid = {hook.__code__}
+        tb = unraisable.exc_traceback
+        while tb is not None:
+            avoid.add(tb.tb_frame.f_code)
+            tb = tb.tb_next
+        _STATE.again = threading.Thread(
+            target=_deliver_again, args=(signum, threading.main_thread().ident, avoid),
+            daemon=True)
+        _STATE.again.start()
+
+    return hook
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
@@ -134,17 +191,26 @@ def exit_on_signals() -> Iterator[None]:
         yield
         return
     previous: dict[int, Any] = {}
-    saved = (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.committed)
-    _STATE.depth, _STATE.pending, _STATE.fired, _STATE.committed = 0, None, False, False
+    saved = (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.announced, _STATE.lost,
+             _STATE.committed)
+    (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.announced, _STATE.lost,
+     _STATE.committed) = 0, None, False, False, None, False
+    previous_hook = sys.unraisablehook
     try:
         for s in _SIGNALS:
             if _takes_over(s):
                 previous[s] = signal.signal(s, _handler)
+        sys.unraisablehook = _unraisable_hook(previous_hook)
         yield
     finally:
+        if _STATE.again is not None:  # its signal sent while this block's handler is in
+            _STATE.again.join()
+            _STATE.again = None
+        sys.unraisablehook = previous_hook
         for s, handler in previous.items():
             signal.signal(s, handler)
-        _STATE.depth, _STATE.pending, _STATE.fired, _STATE.committed = saved
+        (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.announced, _STATE.lost,
+         _STATE.committed) = saved
 
 
 def _mask(how: int, signals: Any) -> Any:
@@ -166,6 +232,8 @@ def critical() -> Iterator[None]:
     if not _in_main_thread():
         yield
         return
+    if _STATE.lost is not None and not _STATE.fired:
+        _fire(_STATE.lost)
     _STATE.depth += 1
     old = _mask(getattr(signal, "SIG_BLOCK", 0), _SIGNALS)
     try:
