@@ -118,8 +118,10 @@ def _fire(signum: int) -> None:
 def _deliver_again(signum: int, main: int, avoid: set[Any]) -> None:
     """Sends ``signum`` to this process once the main thread (``main``) runs none of the
     code in ``avoid`` (the hook's, and that of the frames the lost exception came through),
-    so that the handler raises where the exception can propagate."""
-    while True:
+    so that the handler raises where the exception can propagate. Those frames return
+    within microseconds; after a second it is sent anyway (a lost signal is then lost
+    again and comes back again), so that no wait for this thread can hang."""
+    for _ in range(1000):
         frame = sys._current_frames().get(main)
         running = set()
         while frame is not None:
@@ -127,7 +129,7 @@ def _deliver_again(signum: int, main: int, avoid: set[Any]) -> None:
             frame = frame.f_back
         if not running & avoid:
             break
-        time.sleep(0.001)  # those frames return within microseconds
+        time.sleep(0.001)
     os.kill(os.getpid(), signum)
 
 
