@@ -21,7 +21,8 @@ namespace {
 const std::vector<const char*> relevant = {
     "parallel_min",      "task_min",        "tasks_per_thread",   "insert_max_n",
     "insert_small_n",    "insert_small_k",  "extract_max_n",      "extract_max_k",
-    "extract_max_work",  "filter_min_k",    "filter_max_k",       "filter_min_work",
+    "extract_max_work",  "lanes_max_k",     "filter_min_k",       "filter_max_k",
+    "filter_min_work",
     "filter_n_per_k",    "insert_chunk",    "radix_fraction",     "topk_split_min",
     "words_max_n",       "unit_segment",    "segment_bytes",      "scan_min_buffer",
     "scan_fuse_bytes",

@@ -103,6 +103,7 @@ def _run(paths: set[str], call, *args, **kwargs):
 #: (strategy, shape, axis, k): a forced strategy and an input where it is its own choice
 #: or needs forcing; together they reach every top-k path under SMALL.
 TOPK_CASES = [
+    ("insert", (50, 40), 1, 2),
     ("insert", (50, 40), 1, 3),
     ("insert", (50, 40), 1, 6),
     ("insert", (20, 300), 1, 40),
@@ -161,12 +162,15 @@ def test_topk_reaches_every_path(small, threads):
         topk_paths -= {"topk_column_split", "topk_column_split_fallback"}
     if not K.topk_filter():  # a level without AVX-512
         topk_paths -= {"topk_filter", "topk_filter_many"}
+    if not K.topk_lanes():
+        topk_paths -= {"topk_lanes"}
     assert topk_paths <= paths, sorted(topk_paths - paths)
 
 
 def _main_topk_path(strategy: str) -> set[str]:
     return {
-        "insert": {"topk_insert_words", "topk_insert_pairs", "topk_extract", "topk_filter"},
+        "insert": {"topk_insert_words", "topk_insert_pairs", "topk_extract", "topk_lanes",
+                   "topk_filter"},
         "radix": {"topk_radix_words", "topk_radix_pairs"},
         "select": {"topk_select"},
         "scan": {"topk_scan"},

@@ -33,6 +33,8 @@ struct Kernels {
     void (*sort_network64)(unsigned char*, size_t);
     // Whether the level's top-k has the filter route (topk/filter.hpp).
     bool topk_filter;
+    // Whether it has the lanes route (topk/lanes.hpp).
+    bool topk_lanes;
 };
 
 // The levels built into this module, lowest first.

@@ -2,11 +2,12 @@
 // entry points for the families it compiles (AXISOPS_OWN_<family>), the lowest level's
 // (AXISOPS_BASE_NS) for the others, and its own sorting networks (every level's vectors
 // differ; the sort family itself runs at the baseline); whether its top-k has the filter
-// route.
+// and lanes routes.
 #include "common/level.hpp"
 
 #include "select/network.hpp"
 #include "topk/filter.hpp"
+#include "topk/lanes.hpp"
 
 #define AXISOPS_STRINGIFY(x) #x
 #define AXISOPS_NAME(x) AXISOPS_STRINGIFY(x)
@@ -32,7 +33,8 @@ const Kernels kernels = {AXISOPS_NAME(AXISOPS_ISA_NS),
                          &AXISOPS_FROM(AXISOPS_OWN_GATHER)::gather,
                          network::sorter<uint32_t>(),
                          network::sorter<uint64_t>(),
-                         AXISOPS_OWN_TOPK && FILTER_BUILT};
+                         AXISOPS_OWN_TOPK && FILTER_BUILT,
+                         AXISOPS_OWN_TOPK && LANES_BUILT};
 
 }  // namespace AXISOPS_ISA_NS
 }  // namespace axisops

@@ -39,6 +39,7 @@ namespace axisops {
     X(extract_max_n, 1024, 0, INT64_MAX)                                            \
     X(extract_max_k, 64, 0, INT64_MAX)                                              \
     X(extract_max_work, int64_t(1) << 15, 0, INT64_MAX)                             \
+    X(lanes_max_k, 4, 0, 4)                                                         \
     X(filter_min_k, 3, 1, 16)                                                       \
     X(filter_max_k, 16, 0, 16)                                                      \
     X(filter_min_work, 800, 0, INT64_MAX)                                           \
@@ -130,7 +131,7 @@ Tuning tuning_from(const std::vector<int64_t>& values);
 
 // Strategies and paths a call can take: a bit each in a Trace.
 #define AXISOPS_PATHS(X)                                                                   \
-    X(topk_insert_words) X(topk_insert_pairs) X(topk_extract) X(topk_filter)                 \
+    X(topk_insert_words) X(topk_insert_pairs) X(topk_extract) X(topk_lanes) X(topk_filter)   \
     X(topk_filter_many) X(topk_radix_words) X(topk_radix_pairs) X(topk_select) X(topk_scan)  \
     X(topk_scan_split) X(topk_scan_sampled)                                                  \
     X(topk_scan_hoped) X(topk_scan_rescan) X(topk_scan_banded) X(topk_scan_compacted)        \

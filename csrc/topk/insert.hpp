@@ -6,6 +6,9 @@
 // - the filter route (32-bit keys, k of filter_min_k to filter_max_k, at the avx512 level;
 //   topk/filter.hpp): only the keys at or above a bound from the sequence's 16 lane maxima
 //   are ranked, the rest read once;
+// - the lanes route (keys of up to 32 bits that the filter does not take, k of at most
+//   lanes_max_k, at the avx512 level; topk/lanes.hpp): every key packed with its index in
+//   registers and offered to the k best words of each of 8 lanes, in one pass;
 // - extraction (keys of up to 32 bits, small k): every key is packed with its index into
 //   one signed word (`pack_signed`, whose plain `>` is the tie rule), and the k best are
 //   taken one at a time, each as the largest word below the one taken before (a vectorised
@@ -27,6 +30,7 @@
 #include "common/order.hpp"
 #include "topk/filter.hpp"
 #include "topk/job.hpp"
+#include "topk/lanes.hpp"
 
 namespace axisops {
 namespace AXISOPS_ISA_NS {
@@ -110,6 +114,27 @@ inline bool filters(const Tuning& t, int64_t n, int64_t k) {
            k * n >= t.filter_min_work && n / k >= t.filter_n_per_k;  // no product to overflow
 }
 
+// Whether packed sequences that the filter does not take go the lanes route: k of
+// at most lanes_max_k, where it beat the extraction at every length tried (this project's
+// Zen 4 VM, one thread, lanes / extraction time: (8192, 64) k = 1 0.82, k = 2 0.77, k = 4
+// 0.72; (200000, 16) k = 4 0.77; (100000, 37) k = 2 0.71; (50000, 256) k = 3 0.74;
+// (10000, 1000) k = 2 0.74; where the filter takes k = 3 or 4, lanes / filter 0.99-1.19).
+inline bool lanes(const Tuning& t, int64_t k) {
+    return LANES_BUILT && k >= 1 && k <= t.lanes_max_k;
+}
+
+// The lanes route for `rows` sequences from t0 whose keys are in `tile`.
+template <class KeyT>
+void lanes_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
+                const typename KeyT::type* tile) {
+#if AXISOPS_TOPK_LANES
+    const int64_t n = job.seqs.n;
+    for (int64_t r = 0; r < rows; ++r) lanes::top_into(job, t0 + r, tile + r * n, n);
+#else
+    (void)job, (void)t0, (void)rows, (void)tile;
+#endif
+}
+
 // The filter route for `rows` sequences from t0 whose 32-bit keys are in `tile`; ck and ci
 // hold n + 16 candidates each, words n.
 template <class KeyT>
@@ -171,15 +196,17 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     const bool packed = sizeof(U) <= PACKED_MAX_BYTES && n < t.words_max_n;
     const bool extract = packed && k <= t.extract_max_k;
     const bool filter = extract && sizeof(U) == 4 && insert_detail::filters(t, n, k);
+    const bool lanes = extract && !filter && insert_detail::lanes(t, k);
     const int64_t per_tile = std::max<int64_t>(2, t.insert_chunk / n / 2 * 2);
     std::vector<U> tile(static_cast<std::size_t>(per_tile * n));
-    std::vector<int64_t> signed_words(extract ? size_t(2 * n) : 0);
+    std::vector<int64_t> signed_words(extract && !lanes ? size_t(2 * n) : 0);
     std::vector<uint32_t> candidates(filter ? size_t(2 * (n + 16)) : 0);
     std::vector<uint64_t> words(packed && !extract ? size_t(k) : 0);
     std::vector<U> ckeys(packed ? 0 : size_t(k));
     std::vector<int64_t> cidx(static_cast<std::size_t>(k));
     LocalTrace trace(job.trace);
-    trace.mark(filter    ? Path::topk_filter
+    trace.mark(lanes     ? Path::topk_lanes
+               : filter  ? Path::topk_filter
                : extract ? Path::topk_extract
                : packed  ? Path::topk_insert_words
                          : Path::topk_insert_pairs);
@@ -193,6 +220,11 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
         } else {
             for (int64_t r = 0; r < rows; ++r)
                 fill_keys<KeyT>(job.seq(t0 + r), s.stride, n, job.flip, tile.data() + r * n);
+        }
+        if (lanes) {
+            insert_detail::lanes_rows(job, t0, rows, tile.data());
+            t0 += rows;
+            continue;
         }
         if constexpr (sizeof(U) == 4) {
             if (filter) {
