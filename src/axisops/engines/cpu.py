@@ -18,6 +18,7 @@ and every strategy returns the same bits; tests force each one with ``strategy=`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,11 +48,18 @@ _RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
 PREFETCH_DISTANCE = 256
 
 
-def _kernels():
-    imported("axisops", "axisops._core")
-    from .. import _core
+_core_kernels: Any = None  # the compiled module, once imported (every call needs it)
+_kind_codes: dict[np.dtype, int] = {}
 
-    return _core.kernels
+
+def _kernels() -> Any:
+    global _core_kernels
+    if _core_kernels is None:
+        imported("axisops", "axisops._core")
+        from .. import _core
+
+        _core_kernels = _core.kernels
+    return _core_kernels
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -67,14 +75,19 @@ def __getattr__(name: str) -> tuple[str, ...]:
 
 
 def _kind(dtype: np.dtype) -> int:
-    return _kernels().KINDS["bfloat" if is_bfloat16(dtype) else _KIND_OF[dtype.kind]]
+    code = _kind_codes.get(dtype)
+    if code is None:
+        code = _kernels().KINDS["bfloat" if is_bfloat16(dtype) else _KIND_OF[dtype.kind]]
+        _kind_codes[dtype] = code
+    return code
 
 
 def _addressable(x: np.ndarray) -> np.ndarray:
     """``x``, or a copy the core can read in whole elements of the native byte order."""
     if not x.dtype.isnative:
         x = x.astype(native(x.dtype))
-    if not x.flags.aligned or any(s % x.itemsize for s in x.strides):
+    flags = x.flags
+    if not flags.aligned or (not flags.c_contiguous and any(s % x.itemsize for s in x.strides)):
         x = np.ascontiguousarray(x)
     return x
 
