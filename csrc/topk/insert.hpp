@@ -115,8 +115,8 @@ inline bool filters(const Tuning& t, int64_t n, int64_t k) {
 }
 
 // Whether packed sequences that the filter does not take go the lanes route: k of
-// at most lanes_max_k, where it beat the extraction at every length tried (this project's
-// Zen 4 VM, one thread, lanes / extraction time: (8192, 64) k = 1 0.82, k = 2 0.77, k = 4
+// at most lanes_max_k, where it beat the extraction at every length tried (an Intel Xeon
+// AVX-512 VM, one thread, lanes / extraction time: (8192, 64) k = 1 0.82, k = 2 0.77, k = 4
 // 0.72; (200000, 16) k = 4 0.77; (100000, 37) k = 2 0.71; (50000, 256) k = 3 0.74;
 // (10000, 1000) k = 2 0.74; where the filter takes k = 3 or 4, lanes / filter 0.99-1.19).
 inline bool lanes(const Tuning& t, int64_t k) {
