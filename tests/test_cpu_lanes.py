@@ -1,11 +1,12 @@
 """The insert strategy's lanes route (csrc/topk/lanes.hpp) against the oracle.
 
 Short sequences of keys of 32 bits or fewer take it at the avx512 level for k of at most
-the tuning's lanes_max_k where the filter route (32-bit keys) does not: every key packed with its index into a
-64-bit word and offered to the k best words of each of 8 lanes, the sequence's k best
-then taken from those. Every k it serves, lengths around the 16 keys a step reads,
-random, tie-heavy and special data, both directions, every level this machine runs: the
-oracle's bits, and the route taken exactly where the level has it and the rule says.
+the tuning's lanes_max_k where the filter route (32-bit keys) does not: every key packed
+with its index into a 64-bit word and offered to the k best words of each of 8 lanes,
+the sequence's k best then taken from those. Every width, every k it serves, lengths
+around the 16 keys a step reads, random, tie-heavy and special data, both directions,
+every level this machine runs: the oracle's bits, and the route taken exactly where the
+level has it and the rule says.
 """
 
 from __future__ import annotations

@@ -5,13 +5,15 @@
 // (insert.hpp) spends most of its time packing words and the filter's bound costs more
 // than it saves. Here every key is packed with its index into a 64-bit word in registers
 // (`pack`, whose unsigned `>` is the tie rule: two unpacks per 16 keys, narrower keys
-// widened to 32 bits first, the indices' low halves kept in a vector) and offered to K best-first vectors of 8 lanes: each lane keeps
-// the K largest words it has seen, in one pass with no branch. The sequence's k best words
-// are among those 8 K (every lane's share of them is at most k), taken one at a time as
-// the largest, whose lane then moves up its next. Empty lanes hold 0, below every word
-// (the index's low half, 2^32 - 1 - i, is never 0 below words_max_n).
+// widened to 32 bits first, the indices' low halves kept in a vector) and offered to K = k
+// best-first vectors of 8 lanes: each lane keeps the K largest words it has seen, in one
+// pass with no branch. The sequence's k best words are among those 8 K (no lane holds
+// more than k of them), taken one at a time as the largest, whose lane then moves up its
+// next. Empty lanes hold 0, below every word (the index's low half, 2^32 - 1 - i, is
+// never 0 below words_max_n).
 //
-// AVX-512 only (unsigned 64-bit min and max); every level gives the same bits.
+// AVX-512 only (unsigned 64-bit min and max, masked byte and word loads); every level
+// gives the same bits.
 #pragma once
 
 #include "common/isa.hpp"
@@ -55,7 +57,8 @@ inline __m512i keys16(const U* key) {
 template <class U>
 inline __m512i keys16(const U* key, __mmask16 in) {
     if constexpr (sizeof(U) == 4) return _mm512_maskz_loadu_epi32(in, key);
-    else if constexpr (sizeof(U) == 2) return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, key));
+    else if constexpr (sizeof(U) == 2)
+        return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, key));
     else return _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(in, key));
 }
 
