@@ -417,7 +417,7 @@ NB_MODULE(_kernels, m) {
           "32-bit keys (topk/filter.hpp).");
     m.def("topk_lanes", []() { return kernels().topk_lanes; },
           "Whether the level in use takes the top-k lanes route for short sequences of "
-          "32-bit keys and the smallest k (topk/lanes.hpp).");
+          "keys of 32 bits or fewer and the smallest k (topk/lanes.hpp).");
     m.def("_use_level", &use_level, nb::arg("level"),
           "Uses `level` from now on; returns the level in use before (test hook).");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");

@@ -5,6 +5,8 @@
 - ``synchronous``: dask's synchronous scheduler for the test;
 - ``client``: a real ``distributed.LocalCluster`` of two worker processes, one per session;
 - ``big``: large ``.npy`` inputs for the bounded-memory tests, written once per session;
+- ``threads``: ``axisops.set_num_threads`` for the test, the thread count restored after
+  it (files that run every test at several counts define their own);
 - ``no_orphans`` (every session): fails the run if a child process of the test process is
   still alive once the session's fixtures are torn down (the LocalCluster's included);
 - in the checkout's conftest.py: ``restore_registry`` (backends a test registers go after
@@ -69,6 +71,17 @@ def _cmdline(proc) -> list[str]:
         return proc.cmdline()
     except Exception:  # gone meanwhile, or not ours to read
         return []
+
+
+@pytest.fixture
+def threads():
+    """Sets the thread count for one test (it yields ``axisops.set_num_threads``) and
+    restores it."""
+    import axisops
+
+    old = axisops.get_num_threads()
+    yield axisops.set_num_threads
+    axisops.set_num_threads(old)
 
 
 @pytest.fixture

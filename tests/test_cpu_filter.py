@@ -15,46 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import axisops
 from axisops import _core
-from axisops.engines import cpu
-from axisops.validation import ArrayMeta, topk_spec
-
-from oracle import assert_same_bits
-from strategies import special_values
+from insert_routes import check_insert, filters, route_data
 
 K = _core.kernels
 DTYPES = [np.dtype(d) for d in ("float32", "int32", "uint32")]
 LENGTHS = (1, 2, 15, 16, 17, 31, 32, 33, 48, 64, 100, 127, 128, 129, 250)
-
-
-def _data(dtype: np.dtype, shape, kind: str, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    if kind == "special":
-        pool = special_values(dtype)
-        return pool[rng.integers(0, len(pool), shape)]
-    if kind == "ties":  # a few values: many more than 16 candidates
-        return rng.integers(0, 3, shape).astype(dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
-
-
-def _check(x, k, largest, **tuning):
-    spec = topk_spec(ArrayMeta(x.shape, x.dtype), k, 1, largest, True, None)
-    with _core.tuned(**tuning), _core.paths_taken() as taken:
-        values, indices = cpu.topk(x, spec, strategy="insert")
-    want = axisops.topk(x, k, 1, largest=largest, backend="numpy")
-    assert_same_bits(values, want.values)
-    np.testing.assert_array_equal(indices, want.indices)
-    return taken
-
-
-def _filtered(n: int, k: int) -> bool:
-    t = K._tuning()
-    return (K.topk_filter() and t["filter_min_k"] <= k <= t["filter_max_k"]
-            and k * n >= t["filter_min_work"] and n >= t["filter_n_per_k"] * k)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -64,10 +30,10 @@ def test_filter_route_at_every_level(dtype):
             for n in LENGTHS:
                 for k in sorted({1, 2, 3, 4, 5, 8, 10, 15, 16, n} & set(range(1, n + 1))):
                     for kind in ("random", "ties", "special"):
-                        x = _data(dtype, (9, n), kind, seed=n * 31 + k)
+                        x = route_data(dtype, (9, n), kind, seed=n * 31 + k)
                         for largest in (True, False):
-                            taken = _check(x, k, largest)
-                            assert ("topk_filter" in taken) == _filtered(n, k), \
+                            taken = check_insert(x, k, largest)
+                            assert ("topk_filter" in taken) == filters(n, k), \
                                 (level, n, k, taken)
 
 
@@ -81,8 +47,8 @@ def test_filter_route_with_every_k_it_can_serve():
             for n in LENGTHS:
                 for k in range(1, min(n, 16) + 1):
                     for kind in ("random", "ties"):
-                        x = _data(np.dtype("float32"), (5, n), kind, seed=k)
-                        seen |= _check(x, k, True, filter_min_k=1, filter_min_work=0, filter_n_per_k=0)
+                        x = route_data(np.dtype("float32"), (5, n), kind, seed=k)
+                        seen |= check_insert(x, k, True, filter_min_k=1, filter_min_work=0, filter_n_per_k=0)
             routes = {"topk_filter", "topk_filter_many"}
             assert seen & routes == (routes if K.topk_filter() else set()), level
 
@@ -95,21 +61,14 @@ def test_filter_route_matches_the_oracle(n, k, rows, width, largest, seed):
     k = min(k, n)
     x = np.random.default_rng(seed).integers(0, width, (rows, n)).astype(np.float32)
     x[x == 0] = np.nan
-    _check(x, k, largest, filter_min_k=1, filter_min_work=0, filter_n_per_k=0)
+    check_insert(x, k, largest, filter_min_k=1, filter_min_work=0, filter_n_per_k=0)
 
 
-def test_filter_route_in_layouts_and_threads(threads_restored):
+def test_filter_route_in_layouts_and_threads(threads):
     """Rows that are not back to back (every other column, a Fortran-order copy, rows in
     reverse) and several threads give the same bits."""
-    x = _data(np.dtype("float32"), (300, 200), "random", seed=5)
+    x = route_data(np.dtype("float32"), (300, 200), "random", seed=5)
     for view in (x[:, ::2], np.asfortranarray(x), x[::-1]):
-        for threads in (1, 2, 3):
-            axisops.set_num_threads(threads)
-            assert "topk_filter" in _check(view, 10, True) or not K.topk_filter()
-
-
-@pytest.fixture
-def threads_restored():
-    old = axisops.get_num_threads()
-    yield
-    axisops.set_num_threads(old)
+        for count in (1, 2, 3):
+            threads(count)
+            assert "topk_filter" in check_insert(view, 10, True) or not K.topk_filter()

@@ -50,14 +50,6 @@ def _gather(x, dim, idx, *, ahead=None, task=None):
         return cpu.gather(x, idx, _spec(x, dim, idx), task=task)
 
 
-@pytest.fixture
-def threads():
-    """Sets the thread count for one test and restores it."""
-    old = axisops.get_num_threads()
-    yield axisops.set_num_threads
-    axisops.set_num_threads(old)
-
-
 BAD_VALUES = [
     ("int64", 100), ("int64", -101), ("int64", -(2**63)), ("int32", 2**31 - 1),
     ("int16", -32768), ("int8", -128), ("uint64", 2**63 + 5), ("uint64", 2**64 - 1),

@@ -18,11 +18,9 @@ from hypothesis import strategies as st
 
 import axisops
 from axisops import _core
-from axisops.engines import cpu
-from axisops.validation import ArrayMeta, topk_spec
+from insert_routes import check_insert, filters, route_data
 
-from oracle import assert_same_bits
-from strategies import BF16, special_values
+from strategies import BF16
 
 K = _core.kernels
 DTYPES = [np.dtype(d) for d in ("float32", "int32", "uint32", "float16", "int16", "uint16",
@@ -32,39 +30,11 @@ LENGTHS = (1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 64, 65, 100, 129)
 NO_FILTER = dict(filter_max_k=0)
 
 
-def _data(dtype: np.dtype, shape, kind: str, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    if kind == "special":
-        pool = special_values(dtype)
-        return pool[rng.integers(0, len(pool), shape)]
-    if kind == "ties":  # a few values: the k best share their key
-        return rng.integers(0, 3, shape).astype(np.float32).astype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape) > 0
-    if dtype.kind == "f" or dtype == BF16:
-        return rng.standard_normal(shape).astype(np.float32).astype(dtype)
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
-
-
-def _check(x, k, largest, **tuning):
-    spec = topk_spec(ArrayMeta(x.shape, x.dtype), k, 1, largest, True, None)
-    with _core.tuned(**tuning), _core.paths_taken() as taken:
-        values, indices = cpu.topk(x, spec, strategy="insert")
-    want = axisops.topk(x, k, 1, largest=largest, backend="numpy")
-    assert_same_bits(values, want.values)
-    np.testing.assert_array_equal(indices, want.indices)
-    return taken
-
-
 def _laned(n: int, k: int, dtype: np.dtype = DTYPES[0]) -> bool:
     """Whether the rule of csrc/topk/insert.hpp sends (n, k) to the lanes route (bool keys
     run at the lowest level built: csrc/topk/driver.cpp)."""
-    t = K._tuning()
-    filtered = (K.topk_filter() and dtype.itemsize == 4
-                and t["filter_min_k"] <= k <= t["filter_max_k"]
-                and k * n >= t["filter_min_work"] and n >= t["filter_n_per_k"] * k)
-    return _has_lanes(dtype) and not filtered and 1 <= k <= t["lanes_max_k"]
+    return (_has_lanes(dtype) and not filters(n, k, dtype.itemsize)
+            and 1 <= k <= K._tuning()["lanes_max_k"])
 
 
 def _has_lanes(dtype: np.dtype) -> bool:
@@ -94,7 +64,7 @@ def test_the_last_key_is_not_an_empty_lane(value, largest):
                 x[1, n // 2] = not value if x.dtype == np.bool_ else 7  # one key not 0
                 x[2, -1] = x[1, n // 2]
                 for k in range(1, min(n, 4) + 1):
-                    taken = _check(x, k, largest)
+                    taken = check_insert(x, k, largest)
                     assert ("topk_lanes" in taken) == _laned(n, k, x.dtype), (level, n, k)
 
 
@@ -105,9 +75,9 @@ def test_lanes_route_at_every_level(dtype):
             for n in LENGTHS:
                 for k in sorted({1, 2, 3, 4, 5, n} & set(range(1, n + 1))):
                     for kind in ("random", "ties", "special"):
-                        x = _data(dtype, (7, n), kind, seed=n * 31 + k)
+                        x = route_data(dtype, (7, n), kind, seed=n * 31 + k)
                         for largest in (True, False):
-                            taken = _check(x, k, largest)
+                            taken = check_insert(x, k, largest)
                             assert ("topk_lanes" in taken) == _laned(n, k, dtype), \
                                 (level, n, k, taken)
 
@@ -118,8 +88,8 @@ def test_lanes_route_for_each_k_it_serves(lanes_max_k):
     the extraction's."""
     for n in LENGTHS:
         for k in range(1, min(n, lanes_max_k + 1) + 1):
-            x = _data(np.dtype("float32"), (5, n), "ties", seed=k)
-            taken = _check(x, k, True, lanes_max_k=lanes_max_k, **NO_FILTER)
+            x = route_data(np.dtype("float32"), (5, n), "ties", seed=k)
+            taken = check_insert(x, k, True, lanes_max_k=lanes_max_k, **NO_FILTER)
             assert ("topk_lanes" in taken) == (K.topk_lanes() and k <= lanes_max_k), (n, k)
 
 
@@ -131,7 +101,7 @@ def test_lanes_route_matches_the_oracle(n, k, rows, width, largest, seed):
     k = min(k, n)
     x = np.random.default_rng(seed).integers(0, width, (rows, n)).astype(np.float32)
     x[x == 0] = np.nan
-    _check(x, k, largest, **NO_FILTER)
+    check_insert(x, k, largest, **NO_FILTER)
 
 
 @settings(max_examples=60, deadline=None)
@@ -140,25 +110,18 @@ def test_lanes_route_matches_the_oracle(n, k, rows, width, largest, seed):
        largest=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_lanes_route_matches_the_oracle_for_every_width(dtype, kind, n, k, rows, largest,
                                                          seed):
-    _check(_data(dtype, (rows, n), kind, seed), min(k, n), largest, **NO_FILTER)
+    check_insert(route_data(dtype, (rows, n), kind, seed), min(k, n), largest, **NO_FILTER)
 
 
-def test_lanes_route_in_layouts_and_threads(threads_restored):
+def test_lanes_route_in_layouts_and_threads(threads):
     """Rows that are not back to back (every other column, a Fortran-order copy, rows in
     reverse), int32 indices and several threads give the same bits."""
-    x = _data(np.dtype("float32"), (300, 64), "random", seed=5)
+    x = route_data(np.dtype("float32"), (300, 64), "random", seed=5)
     want = axisops.topk(x, 2, 1, backend="numpy")
     for view in (x[:, ::2], np.asfortranarray(x), x[::-1]):
-        for threads in (1, 2, 3):
-            axisops.set_num_threads(threads)
-            assert "topk_lanes" in _check(view, 2, True) or not K.topk_lanes()
+        for count in (1, 2, 3):
+            threads(count)
+            assert "topk_lanes" in check_insert(view, 2, True) or not K.topk_lanes()
     got = axisops.topk(x, 2, 1, index_dtype=np.int32)
     assert got.indices.dtype == np.int32
     np.testing.assert_array_equal(got.indices, want.indices)
-
-
-@pytest.fixture
-def threads_restored():
-    old = axisops.get_num_threads()
-    yield
-    axisops.set_num_threads(old)

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import axisops
 from axisops import _core
 from axisops import reference as ref
 from axisops.engines import cpu
@@ -20,14 +19,6 @@ from strategies import LAYOUTS, TOPK_DTYPES, arrays, tie_heavy, with_layout
 
 #: dtypes with a 32- or 64-bit key, whose kernels have vector paths of their own.
 WIDE = [np.dtype(t) for t in ("float32", "int32", "uint32", "float64", "int64", "uint64")]
-
-
-@pytest.fixture
-def threads():
-    """Restores the thread count a test changes."""
-    old = axisops.get_num_threads()
-    yield axisops.set_num_threads
-    axisops.set_num_threads(old)
 
 
 #: every layout of tests/strategies.py, and a broadcast one (stride 0 along the last axis).

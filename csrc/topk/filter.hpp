@@ -20,15 +20,11 @@
 
 #include <cstdint>
 
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-#include <immintrin.h>
-#define AXISOPS_TOPK_FILTER 1
-#else
-#define AXISOPS_TOPK_FILTER 0
-#endif
-
 #include "common/order.hpp"
 #include "topk/job.hpp"
+#include "topk/avx512.hpp"
+
+#define AXISOPS_TOPK_FILTER AXISOPS_AVX512_VL
 
 namespace axisops {
 namespace AXISOPS_ISA_NS {
@@ -40,11 +36,6 @@ constexpr int64_t FILTER_RANKED = 16;
 
 #if AXISOPS_TOPK_FILTER
 namespace filter {
-
-// The first `left` (0-16) lanes.
-inline __mmask16 first_lanes(int64_t left) {
-    return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
-}
 
 // The k-th largest (1 <= k <= 16) of the 16 lane maxima of key[:n]; lanes without an
 // element count as 0, the least key, which bounds nothing.

@@ -20,15 +20,15 @@
 
 #include <cstdint>
 
-#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__)
-#include <immintrin.h>
+#include "common/order.hpp"
+#include "topk/job.hpp"
+#include "topk/avx512.hpp"
+
+#if AXISOPS_AVX512_VL && defined(__AVX512BW__)
 #define AXISOPS_TOPK_LANES 1
 #else
 #define AXISOPS_TOPK_LANES 0
 #endif
-
-#include "common/order.hpp"
-#include "topk/job.hpp"
 
 namespace axisops {
 namespace AXISOPS_ISA_NS {
@@ -40,11 +40,6 @@ constexpr int64_t LANES_MAX_K = 4;
 
 #if AXISOPS_TOPK_LANES
 namespace lanes {
-
-// The first `left` (1-16) lanes of 16.
-inline __mmask16 first_of_16(int64_t left) {
-    return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
-}
 
 // Keys key[0 .. 16) widened to 32 bits; or those `in` names, and zeros.
 template <class U>
@@ -89,7 +84,7 @@ inline void best_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t
         low = _mm512_sub_epi32(low, step);
     }
     if (i < n) {  // the lanes past n: word 0
-        const __mmask16 in = first_of_16(n - i);
+        const __mmask16 in = first_lanes(n - i);
         const __m512i v = keys16(key + i, in);
         const __m512i lw = _mm512_maskz_mov_epi32(in, low);
         offer(m, _mm512_unpacklo_epi32(lw, v));

@@ -80,7 +80,8 @@ _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT
 
 
 class _State:
-    """What the handler needs to know; touched only by the main thread."""
+    """What the handler needs to know; touched only by the main thread. The class's values
+    are a fresh state (``exit_on_signals`` starts each block from them)."""
 
     depth = 0  # open critical sections
     pending: int | None = None  # a signal held until the sections close
@@ -193,10 +194,8 @@ def exit_on_signals() -> Iterator[None]:
         yield
         return
     previous: dict[int, Any] = {}
-    saved = (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.announced, _STATE.lost,
-             _STATE.committed)
-    (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.announced, _STATE.lost,
-     _STATE.committed) = 0, None, False, False, None, False
+    saved = dict(vars(_STATE))  # an outer block's; _State's defaults are a fresh state
+    vars(_STATE).clear()
     previous_hook = sys.unraisablehook
     try:
         for s in _SIGNALS:
@@ -207,12 +206,11 @@ def exit_on_signals() -> Iterator[None]:
     finally:
         if _STATE.again is not None:  # its signal sent while this block's handler is in
             _STATE.again.join()
-            _STATE.again = None
         sys.unraisablehook = previous_hook
         for s, handler in previous.items():
             signal.signal(s, handler)
-        (_STATE.depth, _STATE.pending, _STATE.fired, _STATE.announced, _STATE.lost,
-         _STATE.committed) = saved
+        vars(_STATE).clear()
+        vars(_STATE).update(saved)
 
 
 def _mask(how: int, signals: Any) -> Any:
