@@ -422,6 +422,10 @@ NB_MODULE(_kernels, m) {
           "Uses `level` from now on; returns the level in use before (test hook).");
     m.def("pool_workers", &pool_workers, "Worker threads the pool has started.");
     m.def("pool_jobs", &pool_jobs, "Calls that ran on more than one thread so far.");
+    m.def("_pool_joined_awake", &pool_joined_awake,
+          "Jobs a worker joined while it watched for work (for tests).");
+    m.def("_pool_watch", &set_pool_watch, nb::arg("microseconds"),
+          "Sets how long an idle worker watches for work before it sleeps; returns the old.");
     m.def("_pool_probe", &pool_probe, nb::arg("tasks"), nb::arg("threads"),
           nb::arg("fail_at") = -1, "The pool's mechanism, for tests.");
     m.def("topk", &py_topk, nb::arg("x"), nb::arg("kind"), nb::arg("axis"), nb::arg("k"),

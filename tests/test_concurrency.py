@@ -43,6 +43,30 @@ def test_a_failing_task_is_raised_once_every_started_task_has_finished():
     assert len(_core.kernels._pool_probe(50, 3)) == 50  # and the pool still works
 
 
+@pytest.fixture
+def pool_watch():
+    old = _core.kernels._pool_watch(200)
+    yield _core.kernels._pool_watch
+    _core.kernels._pool_watch(old)
+
+
+def test_an_idle_worker_watches_for_the_next_job_before_it_sleeps(pool_watch):
+    """The calls of a loop find their helper awake: a worker that finished a job watches
+    for the next (here for up to a minute, so that nothing hangs on timing) and joins it
+    without being woken. Told not to watch, it sleeps at once and is woken for each job."""
+    _core.kernels._pool_probe(200, 2)  # a worker exists
+    pool_watch(60_000_000)
+    _core.kernels._pool_probe(200, 2)  # after this job it watches
+    before = _core.kernels._pool_joined_awake()
+    for _ in range(5):
+        assert len(_core.kernels._pool_probe(200, 2)) == 200
+    assert _core.kernels._pool_joined_awake() > before
+    assert pool_watch(0) == 60_000_000  # and the watch under way ends
+    for _ in range(5):
+        ran = _core.kernels._pool_probe(200, 2)
+        assert len(ran) == 200 and len(set(ran)) <= 2
+
+
 def test_calls_from_many_python_threads_at_once_each_get_all_their_tasks():
     start = threading.Barrier(6)
     results, problems = [], []

@@ -10,7 +10,8 @@
 // are its own; the caller always works on its own tasks, so a busy pool only slows it), and
 // a forked child starts with no workers (its first parallel call starts new ones). The first
 // exception a task throws (std::bad_alloc, say) is rethrown in the caller once every task
-// has stopped.
+// has stopped. A worker that finds no job watches for the next one for a moment (yielding
+// its core) before it sleeps, so the calls of a loop do not each wait for a thread to wake.
 #pragma once
 
 #include <cstdint>
@@ -45,5 +46,12 @@ int pool_workers();
 
 // Calls of parallel_for that ran on more than one thread so far (for tests).
 int64_t pool_jobs();
+
+// Jobs that a worker joined while it watched for work after its last (for tests).
+int64_t pool_joined_awake();
+
+// Sets how long (microseconds, default 200) a worker that finds no job watches for the next
+// before it sleeps; returns the previous setting (for tests: 0 makes it sleep at once).
+int64_t set_pool_watch(int64_t microseconds);
 
 }  // namespace axisops
