@@ -8,7 +8,8 @@
 //   are ranked, the rest read once;
 // - the lanes route (keys of up to 32 bits that the filter does not take, k of at most
 //   lanes_max_k, at the avx512 level; topk/lanes.hpp): every key packed with its index in
-//   registers and offered to the k best words of each of 8 lanes, in one pass;
+//   registers and offered to the k best words of each of 8 lanes, in one pass (rows of
+//   32-bit elements back to back in memory skip the tile: their keys are made in registers);
 // - extraction (keys of up to 32 bits, small k): every key is packed with its index into
 //   one signed word (`pack_signed`, whose plain `>` is the tie rule), and the k best are
 //   taken one at a time, each as the largest word below the one taken before (a vectorised
@@ -135,6 +136,33 @@ void lanes_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
 #endif
 }
 
+// Whether the lanes route makes this key type's keys in registers (32-bit keys), so that
+// C-order rows need no tile.
+template <class KeyT>
+constexpr bool lanes_make_keys() {
+#if AXISOPS_TOPK_LANES
+    return lanes::MAKES_KEYS<KeyT>;
+#else
+    return false;
+#endif
+}
+
+// The lanes route for `rows` sequences from t0 back to back in memory (a C-order array's
+// rows), read as elements: their keys made in registers, no tile.
+template <class KeyT>
+void lanes_elements(const TopKJob<KeyT>& job, int64_t t0, int64_t rows) {
+#if AXISOPS_TOPK_LANES
+    if constexpr (lanes::MAKES_KEYS<KeyT>) {
+        const int64_t n = job.seqs.n;
+        const auto* src = job.seq(t0);
+        const lanes::MakeKeys<KeyT> make(job.flip);
+        for (int64_t r = 0; r < rows; ++r) lanes::top_into(job, t0 + r, src + r * n, n, make);
+        return;
+    }
+#endif
+    (void)job, (void)t0, (void)rows;
+}
+
 // The filter route for `rows` sequences from t0 whose 32-bit keys are in `tile`; ck and ci
 // hold n + 16 candidates each, words n.
 template <class KeyT>
@@ -215,6 +243,11 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
         // Sequences back to back in memory (the rows of a C-order array) in one pass.
         const bool back_to_back = s.stride == 1 && s.inner == 1 && s.regular &&
                                   (rows == 1 || s.ostride == n);
+        if (lanes && back_to_back && insert_detail::lanes_make_keys<KeyT>()) {
+            insert_detail::lanes_elements(job, t0, rows);
+            t0 += rows;
+            continue;
+        }
         if (back_to_back) {
             fill_keys<KeyT>(job.seq(t0), 1, rows * n, job.flip, tile.data());
         } else {

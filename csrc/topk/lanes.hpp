@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "common/keys.hpp"
 #include "common/order.hpp"
 #include "topk/job.hpp"
 #include "topk/avx512.hpp"
@@ -57,6 +58,42 @@ inline __m512i keys16(const U* key, __mmask16 in) {
     else return _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(in, key));
 }
 
+// The keys as they are (a tile of keys already made).
+struct AsKeys {
+    __m512i operator()(__m512i v) const { return v; }
+};
+
+// Order keys of 32-bit elements made in registers: `Key<uint32_t, K>::of(u) ^ flip` lane by
+// lane, the same bits as keys.hpp's (a float's sign-dependent XOR, -0.0 moved up to +0.0's
+// key, every NaN the largest key), so the lanes route reads a C-order row's elements
+// without a tile.
+template <class KeyT>
+struct MakeKeys {
+    __m512i flip;
+    explicit MakeKeys(uint32_t f) : flip(_mm512_set1_epi32(int32_t(f))) {}
+    __m512i operator()(__m512i u) const {
+        if constexpr (KeyT::kind == Kind::Float) {
+            const __m512i sign = _mm512_set1_epi32(int32_t(0x80000000u));
+            const __m512i negative = _mm512_srai_epi32(u, 31);
+            __m512i k = _mm512_xor_si512(u, _mm512_or_si512(negative, sign));
+            k = _mm512_mask_add_epi32(k, _mm512_cmpeq_epi32_mask(u, sign), k,
+                                      _mm512_set1_epi32(1));
+            const __mmask16 nan = _mm512_cmpgt_epu32_mask(
+                _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)),
+                _mm512_set1_epi32(int32_t(nan_bound<uint32_t, Kind::Float>())));
+            k = _mm512_mask_mov_epi32(k, nan, _mm512_set1_epi32(-1));
+            return _mm512_xor_si512(k, flip);
+        } else {
+            return _mm512_xor_si512(u, flip);
+        }
+    }
+};
+
+// Whether MakeKeys makes this key type's keys (32-bit unsigned, signed and float elements).
+template <class KeyT>
+constexpr bool MAKES_KEYS = sizeof(typename KeyT::type) == 4 &&
+                            (KeyT::kind == Kind::Float || KeyT::kind == Kind::Unsigned);
+
 // Offers the 8 words of w to the best-first vectors m[0] >= m[1] >= ... (per lane).
 template <int K>
 inline void offer(__m512i (&m)[K], __m512i w) {
@@ -67,9 +104,10 @@ inline void offer(__m512i (&m)[K], __m512i w) {
     }
 }
 
-// Sequence q's k best (k <= K) of its n keys key[:n], best first, as its results.
-template <int K, class KeyT, class U>
-inline void best_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t n) {
+// Sequence q's k best (k <= K) of its n keys make(key[:n]), best first, as its results.
+template <int K, class KeyT, class U, class Make>
+inline void best_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t n,
+                      const Make& make) {
     __m512i m[K];
     for (int j = 0; j < K; ++j) m[j] = _mm512_setzero_si512();
     // Lane e of `low` holds LOW32 - (i + e), the low half of the word of key[i + e].
@@ -78,14 +116,14 @@ inline void best_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t
     const __m512i step = _mm512_set1_epi32(16);
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m512i v = keys16(key + i);
+        const __m512i v = make(keys16(key + i));
         offer(m, _mm512_unpacklo_epi32(low, v));  // keys i + 0, 1, 4, 5, 8, 9, 12, 13
         offer(m, _mm512_unpackhi_epi32(low, v));  // the others
         low = _mm512_sub_epi32(low, step);
     }
     if (i < n) {  // the lanes past n: word 0
         const __mmask16 in = first_lanes(n - i);
-        const __m512i v = keys16(key + i, in);
+        const __m512i v = _mm512_maskz_mov_epi32(in, make(keys16(key + i, in)));
         const __m512i lw = _mm512_maskz_mov_epi32(in, low);
         offer(m, _mm512_unpacklo_epi32(lw, v));
         offer(m, _mm512_unpackhi_epi32(lw, v));
@@ -102,14 +140,15 @@ inline void best_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t
     job.put_row(q, idx);
 }
 
-// The k best (1 <= k <= LANES_MAX_K) of sequence q, key[:n].
-template <class KeyT, class U>
-inline void top_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t n) {
+// The k best (1 <= k <= LANES_MAX_K) of sequence q, make(key[:n]).
+template <class KeyT, class U, class Make = AsKeys>
+inline void top_into(const TopKJob<KeyT>& job, int64_t q, const U* key, int64_t n,
+                     const Make& make = Make()) {
     switch (job.k) {
-        case 1: best_into<1>(job, q, key, n); break;
-        case 2: best_into<2>(job, q, key, n); break;
-        case 3: best_into<3>(job, q, key, n); break;
-        default: best_into<4>(job, q, key, n); break;
+        case 1: best_into<1>(job, q, key, n, make); break;
+        case 2: best_into<2>(job, q, key, n, make); break;
+        case 3: best_into<3>(job, q, key, n, make); break;
+        default: best_into<4>(job, q, key, n, make); break;
     }
 }
 
