@@ -52,14 +52,16 @@ def pool_watch():
 
 def test_an_idle_worker_watches_for_the_next_job_before_it_sleeps(pool_watch):
     """The calls of a loop find their helper awake: a worker that finished a job watches
-    for the next (here for up to a minute, so that nothing hangs on timing) and joins it
-    without being woken. Told not to watch, it sleeps at once and is woken for each job."""
+    for the next (here for up to a minute) and joins it without being woken. Each call's
+    5000 tasks keep its caller busy for tens of milliseconds, many scheduler time slices,
+    so the watching worker gets a core before they are all taken, even with every other
+    core busy. Told not to watch, the worker sleeps at once and is woken for each job."""
     _core.kernels._pool_probe(200, 2)  # a worker exists
     pool_watch(60_000_000)
     _core.kernels._pool_probe(200, 2)  # after this job it watches
     before = _core.kernels._pool_joined_awake()
     for _ in range(5):
-        assert len(_core.kernels._pool_probe(200, 2)) == 200
+        assert len(_core.kernels._pool_probe(5000, 2)) == 5000
     assert _core.kernels._pool_joined_awake() > before
     assert pool_watch(0) == 60_000_000  # and the watch under way ends
     for _ in range(5):
