@@ -43,30 +43,34 @@ def test_a_failing_task_is_raised_once_every_started_task_has_finished():
     assert len(_core.kernels._pool_probe(50, 3)) == 50  # and the pool still works
 
 
-@pytest.fixture
-def pool_watch():
-    old = _core.kernels._pool_watch(200)
-    yield _core.kernels._pool_watch
-    _core.kernels._pool_watch(old)
+#: In a fresh process whose pool has one worker (threads=2 only), so that no sleeping
+#: worker woken for a job can take it before the watching one.
+WATCH_SCRIPT = """
+from axisops import _core
+K = _core.kernels
+K._pool_probe(200, 2)            # the one worker exists
+K._pool_watch(60_000_000)
+K._pool_probe(200, 2)            # after this job it watches
+before = K._pool_joined_awake()
+for _ in range(5):
+    assert len(K._pool_probe(5000, 2)) == 5000
+assert K._pool_joined_awake() > before, (before, K._pool_joined_awake())
+assert K._pool_watch(0) == 60_000_000 and K.pool_workers() == 1
+for _ in range(5):
+    ran = K._pool_probe(200, 2)
+    assert len(ran) == 200 and len(set(ran)) <= 2
+print("ok")
+"""
 
 
-def test_an_idle_worker_watches_for_the_next_job_before_it_sleeps(pool_watch):
+def test_an_idle_worker_watches_for_the_next_job_before_it_sleeps():
     """The calls of a loop find their helper awake: a worker that finished a job watches
     for the next (here for up to a minute) and joins it without being woken. Each call's
     5000 tasks keep its caller busy for tens of milliseconds, many scheduler time slices,
     so the watching worker gets a core before they are all taken, even with every other
     core busy. Told not to watch, the worker sleeps at once and is woken for each job."""
-    _core.kernels._pool_probe(200, 2)  # a worker exists
-    pool_watch(60_000_000)
-    _core.kernels._pool_probe(200, 2)  # after this job it watches
-    before = _core.kernels._pool_joined_awake()
-    for _ in range(5):
-        assert len(_core.kernels._pool_probe(5000, 2)) == 5000
-    assert _core.kernels._pool_joined_awake() > before
-    assert pool_watch(0) == 60_000_000  # and the watch under way ends
-    for _ in range(5):
-        ran = _core.kernels._pool_probe(200, 2)
-        assert len(ran) == 200 and len(set(ran)) <= 2
+    done = run_python(["-c", WATCH_SCRIPT], timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.explain()
 
 
 def test_calls_from_many_python_threads_at_once_each_get_all_their_tasks():
