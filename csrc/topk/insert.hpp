@@ -8,8 +8,8 @@
 //   are ranked, the rest read once;
 // - the lanes route (keys of up to 32 bits that the filter does not take, k of at most
 //   lanes_max_k, at the avx512 level; topk/lanes.hpp): every key packed with its index in
-//   registers and offered to the k best words of each of 8 lanes, in one pass (rows of
-//   32-bit elements back to back in memory skip the tile: their keys are made in registers);
+//   registers and offered to the k best words of each of 8 lanes, in one pass (sequences
+//   of 32-bit elements and unit stride skip the tile: their keys are made in registers);
 // - extraction (keys of up to 32 bits, small k): every key is packed with its index into
 //   one signed word (`pack_signed`, whose plain `>` is the tie rule), and the k best are
 //   taken one at a time, each as the largest word below the one taken before (a vectorised
@@ -137,7 +137,7 @@ void lanes_rows(const TopKJob<KeyT>& job, int64_t t0, int64_t rows,
 }
 
 // Whether the lanes route makes this key type's keys in registers (32-bit keys), so that
-// C-order rows need no tile.
+// sequences of unit stride need no tile.
 template <class KeyT>
 constexpr bool lanes_make_keys() {
 #if AXISOPS_TOPK_LANES
@@ -147,20 +147,18 @@ constexpr bool lanes_make_keys() {
 #endif
 }
 
-// The lanes route for `rows` sequences from t0 back to back in memory (a C-order array's
-// rows), read as elements: their keys made in registers, no tile.
+// The lanes route for sequences q0 .. q1-1 of unit stride, read as elements: their keys made
+// in registers, no tile.
 template <class KeyT>
-void lanes_elements(const TopKJob<KeyT>& job, int64_t t0, int64_t rows) {
+void lanes_elements(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
 #if AXISOPS_TOPK_LANES
     if constexpr (lanes::MAKES_KEYS<KeyT>) {
-        const int64_t n = job.seqs.n;
-        const auto* src = job.seq(t0);
         const lanes::MakeKeys<KeyT> make(job.flip);
-        for (int64_t r = 0; r < rows; ++r) lanes::top_into(job, t0 + r, src + r * n, n, make);
+        for (int64_t q = q0; q < q1; ++q) lanes::top_into(job, q, job.seq(q), job.seqs.n, make);
         return;
     }
 #endif
-    (void)job, (void)t0, (void)rows;
+    (void)job, (void)q0, (void)q1;
 }
 
 // The filter route for `rows` sequences from t0 whose 32-bit keys are in `tile`; ck and ci
@@ -225,6 +223,16 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     const bool extract = packed && k <= t.extract_max_k;
     const bool filter = extract && sizeof(U) == 4 && insert_detail::filters(t, n, k);
     const bool lanes = extract && !filter && insert_detail::lanes(t, k);
+    LocalTrace trace(job.trace);
+    trace.mark(lanes     ? Path::topk_lanes
+               : filter  ? Path::topk_filter
+               : extract ? Path::topk_extract
+               : packed  ? Path::topk_insert_words
+                         : Path::topk_insert_pairs);
+    if (lanes && s.stride == 1 && insert_detail::lanes_make_keys<KeyT>()) {
+        insert_detail::lanes_elements(job, q0, q1);
+        return;
+    }
     const int64_t per_tile = std::max<int64_t>(2, t.insert_chunk / n / 2 * 2);
     std::vector<U> tile(static_cast<std::size_t>(per_tile * n));
     std::vector<int64_t> signed_words(extract && !lanes ? size_t(2 * n) : 0);
@@ -232,22 +240,11 @@ void topk_insert_rows(const TopKJob<KeyT>& job, int64_t q0, int64_t q1) {
     std::vector<uint64_t> words(packed && !extract ? size_t(k) : 0);
     std::vector<U> ckeys(packed ? 0 : size_t(k));
     std::vector<int64_t> cidx(static_cast<std::size_t>(k));
-    LocalTrace trace(job.trace);
-    trace.mark(lanes     ? Path::topk_lanes
-               : filter  ? Path::topk_filter
-               : extract ? Path::topk_extract
-               : packed  ? Path::topk_insert_words
-                         : Path::topk_insert_pairs);
     for (int64_t t0 = q0; t0 < q1;) {
         const int64_t rows = std::min(per_tile, q1 - t0);
         // Sequences back to back in memory (the rows of a C-order array) in one pass.
         const bool back_to_back = s.stride == 1 && s.inner == 1 && s.regular &&
                                   (rows == 1 || s.ostride == n);
-        if (lanes && back_to_back && insert_detail::lanes_make_keys<KeyT>()) {
-            insert_detail::lanes_elements(job, t0, rows);
-            t0 += rows;
-            continue;
-        }
         if (back_to_back) {
             fill_keys<KeyT>(job.seq(t0), 1, rows * n, job.flip, tile.data());
         } else {
